@@ -1,0 +1,53 @@
+package dev.replicapool.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+
+/**
+ * Parameters of the health model: weight = max(minWeight, 1 - (latencyPenalty + errorPenalty)) with
+ * latencyPenalty = max(0, (latency - baseline) / baseline), errorPenalty = 10 x errorRate.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class AdaptiveRouting {
+  @JsonPropertyDescription("Expected latency of a healthy member, in milliseconds.")
+  @Default("100")
+  @Min(1)
+  @Max(600_000)
+  public Integer baselineLatencyMillis = 100;
+
+  @JsonPropertyDescription(
+      "A member is Degraded when its windowed p95 latency exceeds this factor x baseline.")
+  @Default("2.0")
+  @Min(1.0)
+  @Max(100.0)
+  public Double degradedLatencyFactor = 2.0;
+
+  @JsonPropertyDescription("A member is Degraded when its error rate (0-1) exceeds this.")
+  @Default("0.05")
+  @Min(0.0)
+  @Max(1.0)
+  public Double errorRateThreshold = 0.05;
+
+  @JsonPropertyDescription(
+      "Lowest weight (0-1) a Degraded member keeps, so that its recovery can be seen.")
+  @Default("0.1")
+  @Min(0.0)
+  @Max(1.0)
+  public Double minWeight = 0.1;
+
+  @JsonPropertyDescription(
+      "Milliseconds of good results before a Degraded member is Healthy again (hysteresis).")
+  @Default("30000")
+  @Min(0)
+  @Max(3_600_000)
+  public Integer recoverAfterMillis = 30_000;
+
+  @JsonPropertyDescription("Consecutive failures that make a member Unhealthy.")
+  @Default("5")
+  @Min(1)
+  @Max(1000)
+  public Integer ejectAfterFailures = 5;
+}

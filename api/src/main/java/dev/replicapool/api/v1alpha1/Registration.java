@@ -1,0 +1,34 @@
+package dev.replicapool.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/**
+ * Self-registration through Leases. Lease's own leaseDurationSeconds is too coarse for sub-second
+ * failure detection, so the pool's millisecond setting rules.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "self.leaseDurationMillis >= 3 * self.renewIntervalMillis",
+    message = "leaseDurationMillis must be at least three renewals (3 x renewIntervalMillis) long",
+    fieldPath = ".leaseDurationMillis")
+public class Registration {
+  @JsonPropertyDescription(
+      "A member is alive while its last Lease renewal is younger than this many milliseconds."
+          + " There is no deregistration: only expiry removes a member.")
+  @Default("900")
+  @Min(100)
+  @Max(3_600_000)
+  public Integer leaseDurationMillis = 900;
+
+  @JsonPropertyDescription(
+      "How often registrars renew their Lease, in milliseconds; at most a third of the lease.")
+  @Default("300")
+  @Min(10)
+  @Max(1_200_000)
+  public Integer renewIntervalMillis = 300;
+}

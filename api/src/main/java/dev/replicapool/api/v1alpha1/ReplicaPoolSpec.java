@@ -1,0 +1,82 @@
+package dev.replicapool.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What the user asks for. Plain data: public fields keep the schema next to its Java type. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value =
+        "has(self.selector) || (has(self.endpoints) && size(self.endpoints) > 0) ||"
+            + " has(self.registration)",
+    message = "at least one member source is required: selector, endpoints or registration",
+    reason = "FieldValueRequired")
+@ValidationRule(
+    value = "!has(self.selector) || has(self.port)",
+    message = "port is required when selector picks Pods as members",
+    fieldPath = ".port",
+    reason = "FieldValueRequired")
+@ValidationRule(
+    value = "!has(self.endpoints) || has(self.port) || self.endpoints.all(e, has(e.port))",
+    message = "every static endpoint needs a port when spec.port is not set",
+    fieldPath = ".endpoints",
+    reason = "FieldValueRequired")
+public class ReplicaPoolSpec {
+
+  @JsonPropertyDescription(
+      "Pods matching this selector are members while they have a podIP, are Ready and are not"
+          + " terminating. A terminating Pod is drained: weight 0 until it is gone.")
+  public LabelSelector selector;
+
+  @JsonPropertyDescription("Static members, each a host (DNS name or IP) and an optional port.")
+  @Size(max = 256)
+  @ValidationRule(
+      value = "self.all(e, self.exists_one(f, f.host == e.host && f.port == e.port))",
+      message = "endpoints must not repeat the same host and port")
+  public List<StaticEndpoint> endpoints;
+
+  @JsonPropertyDescription(
+      "Members that register themselves by creating and renewing coordination.k8s.io/v1 Leases"
+          + " labelled replicapool.dev/pool=<this pool's name>.")
+  public Registration registration;
+
+  @JsonPropertyDescription(
+      "Port of the members: the container port of selected Pods, and the default port of static"
+          + " endpoints.")
+  @Min(1)
+  @Max(65535)
+  public Integer port;
+
+  @JsonPropertyDescription("How requests reach this pool on the data plane.")
+  public Route route;
+
+  @JsonPropertyDescription("Active HTTP health check of every member.")
+  @Default("{}")
+  public HealthCheck healthCheck = new HealthCheck();
+
+  @JsonPropertyDescription("How the data plane spreads requests over the members.")
+  @Default("{}")
+  public Routing routing = new Routing();
+
+  @JsonPropertyDescription(
+      "Terminate TLS on the data plane with the certificate of this Secret (type kubernetes.io/tls).")
+  public Tls tls;
+
+  @JsonPropertyDescription(
+      "Capacity planning inputs; when set, status.capacity and the CapacityAtRisk condition show"
+          + " whether the pool survives the loss of one member.")
+  public Capacity capacity;
+
+  /** Convenience for code that builds specs. */
+  public List<StaticEndpoint> endpointsOrEmpty() {
+    return endpoints == null ? new ArrayList<>() : endpoints;
+  }
+}

@@ -1,0 +1,26 @@
+package dev.replicapool.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+
+/**
+ * Retries. A request that never reached a member (refused, reset before sending) is always safe to
+ * send elsewhere.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class Retry {
+  @JsonPropertyDescription(
+      "How many other members a request that never reached a member is retried on.")
+  @Default("1")
+  @Min(0)
+  @Max(5)
+  public Integer connectFailureRetries = 1;
+
+  @JsonPropertyDescription(
+      "Also retry idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE) once on a 502 or 503.")
+  @Default("false")
+  public Boolean retryIdempotentOn5xx = false;
+}

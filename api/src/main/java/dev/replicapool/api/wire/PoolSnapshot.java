@@ -1,0 +1,70 @@
+package dev.replicapool.api.wire;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.replicapool.api.v1alpha1.AdaptiveRouting;
+import dev.replicapool.api.v1alpha1.OutlierDetection;
+import dev.replicapool.api.v1alpha1.Retry;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything a data plane needs to route one pool. Always complete: a data plane never merges two
+ * snapshots of the same pool.
+ *
+ * @param pool "namespace/name"
+ * @param version grows with every change of this pool; a data plane ignores older versions
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record PoolSnapshot(
+    String pool,
+    long version,
+    RoutingPolicy policy,
+    AdaptiveRouting adaptive,
+    OutlierDetection outlierDetection,
+    Retry retry,
+    List<String> hosts,
+    Integer port,
+    TlsMaterial tls,
+    List<MemberSnapshot> members) {
+
+  /** What is wrong with this snapshot, empty when it can be applied. */
+  public List<String> problems() {
+    List<String> problems = new ArrayList<>();
+    if (pool == null || !pool.matches("[^/\\s]+/[^/\\s]+")) {
+      problems.add("pool must be namespace/name, got " + pool);
+    }
+    if (version <= 0) {
+      problems.add("version must be positive, got " + version);
+    }
+    if (policy == null) {
+      problems.add("policy is missing");
+    }
+    if (port != null && (port < 1 || port > 65535)) {
+      problems.add("port out of range: " + port);
+    }
+    if (tls != null && (blank(tls.certificatePem()) || blank(tls.privateKeyPem()))) {
+      problems.add("tls needs both a certificate and a private key");
+    }
+    if (members == null) {
+      problems.add("members is missing");
+      return problems;
+    }
+    for (MemberSnapshot m : members) {
+      if (m == null || blank(m.host())) {
+        problems.add("member without host");
+      } else if (m.port() < 1 || m.port() > 65535) {
+        problems.add(m.address() + ": port out of range");
+      } else if (!(m.weight() >= 0.0 && m.weight() <= 1.0)) {
+        problems.add(m.address() + ": weight must be within 0..1, got " + m.weight());
+      } else if (m.state() == null) {
+        problems.add(m.address() + ": state is missing");
+      }
+    }
+    return problems;
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+}

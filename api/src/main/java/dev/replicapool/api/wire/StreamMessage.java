@@ -1,0 +1,46 @@
+package dev.replicapool.api.wire;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * One frame on the control-plane stream.
+ *
+ * <ul>
+ *   <li>operator to data plane: {@code snapshot} (with {@link #snapshot}) or {@code remove} (pool
+ *       and version only);
+ *   <li>data plane to operator: {@code hello} (node), then {@code ack} or {@code nack} (pool,
+ *       version, and for a NACK the error).
+ * </ul>
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StreamMessage(
+    Type type, String node, String pool, Long version, PoolSnapshot snapshot, String error) {
+
+  public enum Type {
+    hello,
+    snapshot,
+    remove,
+    ack,
+    nack
+  }
+
+  public static StreamMessage hello(String node) {
+    return new StreamMessage(Type.hello, node, null, null, null, null);
+  }
+
+  public static StreamMessage snapshot(PoolSnapshot s) {
+    return new StreamMessage(Type.snapshot, null, s.pool(), s.version(), s, null);
+  }
+
+  public static StreamMessage remove(String pool, long version) {
+    return new StreamMessage(Type.remove, null, pool, version, null, null);
+  }
+
+  public static StreamMessage ack(String pool, long version) {
+    return new StreamMessage(Type.ack, null, pool, version, null, null);
+  }
+
+  public static StreamMessage nack(String pool, long version, String error) {
+    return new StreamMessage(Type.nack, null, pool, version, null, error);
+  }
+}
