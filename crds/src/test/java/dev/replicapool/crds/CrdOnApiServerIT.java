@@ -1,0 +1,216 @@
+package dev.replicapool.crds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.testing.Kubectl;
+import dev.replicapool.testing.LocalKubeApiServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The user's path with kubectl on a real kube-apiserver: install, apply, get, explain, refuse. */
+class CrdOnApiServerIT {
+  static LocalKubeApiServer apiServer;
+  static KubernetesClient client;
+  static Kubectl kubectl;
+  static String namespace;
+
+  @BeforeAll
+  static void installCrd() {
+    apiServer = LocalKubeApiServer.get();
+    client = apiServer.newClient();
+    kubectl = new Kubectl(apiServer.kubeConfigFile());
+    namespace = apiServer.createNamespace(client, "crd");
+    Kubectl.Result apply = kubectl.run("apply", "-f", "../crds/");
+    assertThat(apply.exitCode()).as(apply.output()).isZero();
+    Kubectl.Result established =
+        kubectl.run(
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/replicapools.replicapool.dev");
+    assertThat(established.exitCode()).as(established.output()).isZero();
+  }
+
+  @AfterAll
+  static void close() {
+    client.close();
+  }
+
+  @Test
+  void exampleAppliesAndShowsPrinterColumns() throws IOException {
+    String example =
+        Files.readString(Path.of("../examples/replicapool.yaml"))
+            .replace("namespace: default", "namespace: " + namespace);
+    Kubectl.Result apply = kubectl.runWithInput(example, "apply", "-f", "-");
+    assertThat(apply.exitCode()).as(apply.output()).isZero();
+    assertThat(apply.stdout()).contains("replicapool.replicapool.dev/tracking created");
+
+    Kubectl.Result get = kubectl.run("get", "rp", "-n", namespace);
+    assertThat(get.exitCode()).as(get.output()).isZero();
+    String header = get.stdout().lines().findFirst().orElse("");
+    assertThat(header.split("\\s+"))
+        .containsExactly("NAME", "READY", "REGISTERED", "ROUTABLE", "POLICY", "AGE");
+    assertThat(get.stdout()).containsPattern("tracking\\s+.*RoundRobin");
+
+    // The API server applied the schema's defaults.
+    Kubectl.Result interval =
+        kubectl.run(
+            "get",
+            "rp",
+            "tracking",
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.spec.routing.adaptive.ejectAfterFailures}"
+                + " {.spec.routing.outlierDetection.maxEjectionPercent}");
+    assertThat(interval.stdout()).isEqualTo("5 50");
+  }
+
+  @Test
+  void explainShowsTheDescriptions() {
+    Kubectl.Result explain = kubectl.run("explain", "replicapool.spec.healthCheck");
+    assertThat(explain.exitCode()).as(explain.output()).isZero();
+    assertThat(explain.stdout())
+        .contains("Active HTTP health check of every member")
+        .contains("intervalMillis")
+        .contains("Milliseconds between two probes of the same member");
+    Kubectl.Result pool = kubectl.run("explain", "rp.status.conditions");
+    assertThat(pool.stdout()).contains("Ready, Degraded, DataPlaneSynced");
+  }
+
+  static Stream<Arguments> invalidPools() {
+    String ok = "endpoints: [{host: 127.0.0.1, port: 8080}]";
+    return Stream.of(
+        Arguments.of("no member source", "port: 8080", "spec", "at least one member source"),
+        Arguments.of(
+            "timeout not below interval",
+            ok + "\n  healthCheck: {intervalMillis: 200, timeoutMillis: 200}",
+            "spec.healthCheck.timeoutMillis",
+            "must be below intervalMillis"),
+        Arguments.of(
+            "lease shorter than three renewals",
+            "registration: {leaseDurationMillis: 500, renewIntervalMillis: 300}",
+            "spec.registration.leaseDurationMillis",
+            "at least three renewals"),
+        Arguments.of(
+            "port out of range",
+            "port: 70000\n  " + ok,
+            "spec.port",
+            "less than or equal to 65535"),
+        Arguments.of(
+            "unknown routing policy",
+            ok + "\n  routing: {policy: Random}",
+            "spec.routing.policy",
+            "Unsupported value: \"Random\""),
+        Arguments.of(
+            "min weight above 1",
+            ok + "\n  routing: {adaptive: {minWeight: 1.5}}",
+            "spec.routing.adaptive.minWeight",
+            "less than or equal to 1"),
+        Arguments.of(
+            "degraded factor below 1",
+            ok + "\n  routing: {adaptive: {degradedLatencyFactor: 0.5}}",
+            "spec.routing.adaptive.degradedLatencyFactor",
+            "greater than or equal to 1"),
+        Arguments.of(
+            "error rate above 1",
+            ok + "\n  routing: {adaptive: {errorRateThreshold: 1.5}}",
+            "spec.routing.adaptive.errorRateThreshold",
+            "less than or equal to 1"),
+        Arguments.of(
+            "endpoint without host",
+            "endpoints: [{port: 8080}]",
+            "spec.endpoints[0].host",
+            "Required value"),
+        Arguments.of(
+            "endpoint host not a hostname",
+            "endpoints: [{host: 'not a host!', port: 8080}]",
+            "spec.endpoints[0].host",
+            "should match"),
+        Arguments.of(
+            "duplicate endpoints",
+            "endpoints: [{host: a.example, port: 80}, {host: a.example, port: 80}]",
+            "spec.endpoints",
+            "must not repeat the same host and port"),
+        Arguments.of(
+            "selector without port",
+            "selector: {matchLabels: {app: tracking}}",
+            "spec.port",
+            "port is required when selector picks Pods"),
+        Arguments.of(
+            "static endpoint without any port",
+            "endpoints: [{host: a.example}]",
+            "spec.endpoints",
+            "every static endpoint needs a port"),
+        Arguments.of(
+            "route host not a lower-case DNS name",
+            ok + "\n  route: {hosts: [Tracking_Shop]}",
+            "spec.route.hosts[0]",
+            "should match"),
+        Arguments.of(
+            "route port privileged",
+            ok + "\n  route: {port: 80}",
+            "spec.route.port",
+            "greater than or equal to 1024"),
+        Arguments.of(
+            "target utilization zero",
+            ok
+                + "\n  capacity: {peakRequestsPerSecond: 100, perReplicaRequestsPerSecond: 10,"
+                + " targetUtilization: 0}",
+            "spec.capacity.targetUtilization",
+            "targetUtilization must be above 0"),
+        Arguments.of(
+            "capacity without per-replica rate",
+            ok + "\n  capacity: {peakRequestsPerSecond: 100}",
+            "spec.capacity.perReplicaRequestsPerSecond",
+            "Required value"),
+        Arguments.of(
+            "health path without leading slash",
+            ok + "\n  healthCheck: {path: healthz}",
+            "spec.healthCheck.path",
+            "should match"),
+        Arguments.of(
+            "tls without secret name", ok + "\n  tls: {}", "spec.tls.secretName", "Required value"),
+        Arguments.of(
+            "probe interval too short",
+            ok + "\n  healthCheck: {intervalMillis: 10, timeoutMillis: 5}",
+            "spec.healthCheck.intervalMillis",
+            "greater than or equal to 50"),
+        Arguments.of(
+            "ejection ceiling below base",
+            ok
+                + "\n  routing: {outlierDetection: {baseEjectionMillis: 5000, maxEjectionMillis: 100}}",
+            "spec.routing.outlierDetection.maxEjectionMillis",
+            "must not be below baseEjectionMillis"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidPools")
+  void invalidPoolIsRefusedWithFieldAndReason(
+      String description, String spec, String field, String reason) {
+    String name = description.replaceAll("[^a-z0-9]+", "-");
+    String yaml =
+        """
+        apiVersion: replicapool.dev/v1alpha1
+        kind: ReplicaPool
+        metadata: {name: %s, namespace: %s}
+        spec:
+          %s
+        """
+            .formatted(name, namespace, spec);
+    Kubectl.Result apply = kubectl.runWithInput(yaml, "apply", "-f", "-");
+    assertThat(apply.exitCode()).as("kubectl accepted: %s", apply.output()).isNotZero();
+    assertThat(apply.stderr()).contains("is invalid").contains(field + ":").contains(reason);
+    Kubectl.Result get = kubectl.run("get", "rp", name, "-n", namespace);
+    assertThat(get.exitCode()).as("a refused pool must not exist").isNotZero();
+  }
+}

@@ -1,0 +1,109 @@
+package dev.replicapool.testing;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One real kube-apiserver and etcd (fabric8 kube-api-test) per test JVM, started on first use and
+ * stopped when the JVM exits. Test classes share it and isolate themselves by namespace: starting
+ * an API server costs several seconds, a namespace costs milliseconds.
+ *
+ * <p>Binaries come from {@code ~/.kubeapitest/k8s/<version>-linux-amd64/}, filled by {@code
+ * scripts/provision-k8s.sh}. Downloading is off unless {@code -Dreplicapool.kubeapitest.download
+ * =true}, so a missing provisioning step fails with a message instead of a network time-out.
+ */
+public final class LocalKubeApiServer {
+  private static LocalKubeApiServer instance;
+  private static final AtomicInteger namespaces = new AtomicInteger();
+
+  private final KubeAPIServer server;
+  private final String kubeConfigYaml;
+  private final Path kubeConfigFile;
+
+  private LocalKubeApiServer() {
+    boolean download = Boolean.getBoolean("replicapool.kubeapitest.download");
+    KubeAPIServerConfigBuilder config =
+        KubeAPIServerConfigBuilder.anAPIServerConfig()
+            .withOfflineMode(!download)
+            .withUpdateKubeConfig(false)
+            .withStartupTimeout(120_000);
+    String version = System.getProperty("replicapool.kubeapitest.version");
+    if (version != null && !version.isBlank()) {
+      config.withApiServerVersion(version);
+    }
+    server = new KubeAPIServer(config.build());
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "Could not start the local kube-apiserver ("
+              + e.getMessage()
+              + "). Run scripts/provision-k8s.sh first: it builds the binaries offline into"
+              + " ~/.kubeapitest.",
+          e);
+    }
+    kubeConfigYaml = server.getKubeConfigYaml();
+    try {
+      kubeConfigFile = Files.createTempFile("replicapool-kubeconfig-", ".yaml");
+      Files.writeString(kubeConfigFile, kubeConfigYaml);
+      kubeConfigFile.toFile().deleteOnExit();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "kube-apiserver-stop"));
+  }
+
+  /** The shared server, started on first call. */
+  public static synchronized LocalKubeApiServer get() {
+    if (instance == null) {
+      instance = new LocalKubeApiServer();
+    }
+    return instance;
+  }
+
+  /** A new client for this server; the caller closes it. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeConfigYaml)).build();
+  }
+
+  /** kubeconfig file for kubectl and for processes started by tests. */
+  public Path kubeConfigFile() {
+    return kubeConfigFile;
+  }
+
+  public String kubeConfigYaml() {
+    return kubeConfigYaml;
+  }
+
+  /**
+   * Creates a fresh namespace whose name starts with the given prefix. A bare API server runs no
+   * namespace controller, so namespaces are never really deleted; unique names keep tests apart.
+   */
+  public String createNamespace(KubernetesClient client, String prefix) {
+    String name =
+        (prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-")
+                + "-"
+                + ProcessHandle.current().pid()
+                + "-"
+                + namespaces.incrementAndGet())
+            .replaceAll("-+", "-");
+    if (name.length() > 63) {
+      name = name.substring(name.length() - 63).replaceAll("^-+", "");
+    }
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
+    return name;
+  }
+}

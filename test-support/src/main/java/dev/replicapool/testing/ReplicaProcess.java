@@ -1,0 +1,209 @@
+package dev.replicapool.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A sample replica (dev.replicapool.replica.SampleReplicaMain) running as its own OS process, so
+ * that a test can kill it for real (SIGKILL), freeze it (SIGSTOP) or stop it (SIGTERM).
+ */
+public final class ReplicaProcess implements AutoCloseable {
+  private static final String MAIN = "dev.replicapool.replica.SampleReplicaMain";
+
+  private final String name;
+  private final String host;
+  private final int port;
+  private final Process process;
+
+  private ReplicaProcess(String name, String host, int port, Process process) {
+    this.name = name;
+    this.host = host;
+    this.port = port;
+    this.process = process;
+  }
+
+  /** Starts a replica and returns once it listens. Extra args go to SampleReplicaMain. */
+  public static ReplicaProcess start(String name, String host, int port, String... extraArgs) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // Small, quick-starting JVMs: a test runs several of them on 2 cores.
+    command.addAll(
+        List.of(
+            "-Xmx64m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Xshare:auto",
+            "-cp",
+            System.getProperty("java.class.path"),
+            MAIN,
+            "--name",
+            name,
+            "--host",
+            host,
+            "--port",
+            Integer.toString(port)));
+    command.addAll(List.of(extraArgs));
+    Path log = logFile(name, port);
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      CompletableFuture<Void> ready = new CompletableFuture<>();
+      Thread pump =
+          new Thread(() -> pump(p, log, ready), "replica-" + name + "-" + port + "-output");
+      pump.setDaemon(true);
+      pump.start();
+      try {
+        ready.get(30, TimeUnit.SECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        p.destroyForcibly();
+        throw new IllegalStateException(
+            "replica " + name + " did not start on " + host + ":" + port + "; see " + log, e);
+      }
+      return new ReplicaProcess(name, host, port, p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void pump(Process p, Path log, CompletableFuture<Void> ready) {
+    try (BufferedReader in =
+            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        out.println(line);
+        out.flush();
+        if (line.contains(" listening on ")) {
+          ready.complete(null);
+        }
+      }
+      ready.completeExceptionally(new IllegalStateException("replica exited before listening"));
+    } catch (IOException e) {
+      ready.completeExceptionally(e);
+    }
+  }
+
+  private static Path logFile(String name, int port) {
+    try {
+      Path dir = Path.of("target", "replica-logs");
+      Files.createDirectories(dir);
+      return dir.resolve(name + "-" + port + ".log");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A free TCP port on the given loopback address. */
+  public static int freePort(String host) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(host, 0));
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String host() {
+    return host;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String address() {
+    return host + ":" + port;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** SIGKILL: the replica dies without a word, as a crashed host would. */
+  public void kill() {
+    process.destroyForcibly();
+    waitForExit();
+  }
+
+  /** SIGTERM: a graceful stop. */
+  public void stop() {
+    process.destroy();
+    waitForExit();
+  }
+
+  /** SIGSTOP: the process hangs with its sockets open (a long GC pause, a hung host). */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #freeze()}. */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String signal) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void waitForExit() {
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("replica " + name + " did not exit");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      thawQuietly();
+      process.destroyForcibly();
+      waitForExit();
+    }
+  }
+
+  private void thawQuietly() {
+    try {
+      signal("CONT");
+    } catch (RuntimeException ignored) {
+      // already running or gone
+    }
+  }
+}
