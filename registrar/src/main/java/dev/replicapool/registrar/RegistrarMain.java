@@ -1,0 +1,132 @@
+package dev.replicapool.registrar;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command-line registrar that any replica, written in any language, runs beside itself:
+ *
+ * <pre>
+ * java -jar replicapool-registrar.jar --namespace shop --pool tracking --name k1 \
+ *     --address 10.0.0.7:8080 --lease-ms 900 --health-url http://127.0.0.1:8080/healthz
+ * </pre>
+ *
+ * Exits 2 with the usage on a bad command line, 1 when it cannot start, and stops renewing on
+ * SIGTERM without deleting the Lease.
+ */
+public final class RegistrarMain {
+  static {
+    // Our logging defaults unless the user picks a configuration; set before any logger exists.
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "replicapool-cli-logback.xml");
+    }
+    // Logback's own status goes to stdout; keep stdout for the ready line, errors to stderr.
+    if (System.getProperty("logback.statusListenerClass") == null) {
+      System.setProperty(
+          "logback.statusListenerClass", "ch.qos.logback.core.status.OnErrorConsoleStatusListener");
+    }
+  }
+
+  private RegistrarMain() {}
+
+  public static void main(String[] args) {
+    RegistrarOptions options;
+    try {
+      options = RegistrarOptions.parse(args);
+    } catch (UsageException e) {
+      System.err.println("registrar: " + e.getMessage());
+      System.err.println();
+      System.err.println(RegistrarOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    if (options.help()) {
+      System.out.println(RegistrarOptions.USAGE);
+      return;
+    }
+    options.warnings().forEach(w -> System.err.println("registrar: warning: " + w));
+    try {
+      run(options, System.out);
+    } catch (RuntimeException e) {
+      System.err.println("registrar: " + e.getMessage());
+      System.exit(1);
+    }
+  }
+
+  private static void run(RegistrarOptions options, PrintStream out) {
+    KubernetesClient client = createClient(options.kubeconfig(), options.leaseMillis());
+    String namespace =
+        options
+            .namespace()
+            .or(() -> Optional.ofNullable(client.getConfiguration().getNamespace()))
+            .orElseThrow(
+                () -> {
+                  client.close();
+                  return new IllegalStateException(
+                      "no --namespace given and the kube config names none");
+                });
+    LeaseRegistrar.Builder builder =
+        LeaseRegistrar.builder(client)
+            .namespace(namespace)
+            .pool(options.pool())
+            .replica(options.name())
+            .address(options.address().toString())
+            .leaseDurationMillis(options.leaseMillis())
+            .renewIntervalMillis(options.renewMillis());
+    options
+        .healthUrl()
+        .ifPresent(
+            url ->
+                builder.healthUrl(
+                    url, options.healthTimeoutMillis().map(Duration::ofMillis).orElse(null)));
+    LeaseRegistrar registrar = builder.build();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  registrar.close();
+                  client.close();
+                  stopped.countDown();
+                },
+                "registrar-shutdown"));
+    registrar.start();
+    out.printf(
+        "registrar %s renewing Lease %s/%s for %s every %d ms%n",
+        options.name(),
+        namespace,
+        registrar.lease().leaseName(),
+        options.address(),
+        registrar.renewIntervalMillis());
+    out.flush();
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * A client suited to renewing: a request that takes longer than the lease is worthless, so the
+   * time-out is the lease (at least 1 s), and failed calls are not retried inside the client
+   * because the next tick retries anyway. Reads {@code kubeconfig} when given, else fabric8's
+   * default (KUBECONFIG, ~/.kube/config, in-cluster service account).
+   */
+  public static KubernetesClient createClient(Optional<Path> kubeconfig, long leaseMillis) {
+    Config config =
+        kubeconfig
+            .map(path -> Config.fromKubeconfig(path.toFile()))
+            .orElseGet(() -> Config.autoConfigure(null));
+    int timeout = (int) Math.max(1000, Math.min(Integer.MAX_VALUE, leaseMillis));
+    config.setRequestTimeout(timeout);
+    config.setConnectionTimeout(timeout);
+    config.setRequestRetryBackoffLimit(0);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+}
