@@ -72,12 +72,37 @@ public final class ReplicaProcess implements AutoCloseable {
         throw new IllegalStateException(
             "replica " + name + " did not start on " + host + ":" + port + "; see " + log, e);
       }
+      warmUp(host, port);
       return new ReplicaProcess(name, host, port, p);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A fresh JVM answers its first requests slowly (class loading, interpreter); a probe with a 100
+   * ms timeout would count that as a failure. A few requests first make the replica what it is in
+   * production: warm.
+   */
+  private static void warmUp(String host, int port) {
+    var http = java.net.http.HttpClient.newHttpClient();
+    var request =
+        java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://" + host + ":" + port + "/healthz"))
+            .timeout(java.time.Duration.ofSeconds(10))
+            .build();
+    for (int i = 0; i < 20; i++) {
+      try {
+        http.send(request, java.net.http.HttpResponse.BodyHandlers.discarding());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 
