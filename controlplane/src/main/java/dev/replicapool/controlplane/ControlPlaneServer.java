@@ -1,0 +1,489 @@
+package dev.replicapool.controlplane;
+
+import dev.replicapool.api.wire.ControlPlaneProtocol;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.StreamMessage;
+import dev.replicapool.api.wire.TlsMaterial;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.http.ServerWebSocketHandshake;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator's end of the control-plane stream: a WebSocket endpoint at {@link
+ * ControlPlaneProtocol#STREAM_PATH} that data planes dial with {@code Authorization: Bearer
+ * <token>}.
+ *
+ * <ul>
+ *   <li>{@link #publish} keeps the latest snapshot per pool and sends it to every connected data
+ *       plane; a data plane that says {@code hello} gets every current snapshot (and the removals
+ *       this server made) at once.
+ *   <li>Per data plane (node name and connection) the server remembers the last ACKed version and
+ *       the last NACK of each pool; {@link #syncState} sums that up for the pool's status and
+ *       {@link #onSyncChange} tells when it changed.
+ *   <li>Data planes may only send {@code hello}, {@code ack} and {@code nack}; anything else,
+ *       malformed JSON or a binary frame closes that connection (never the server).
+ * </ul>
+ *
+ * <p>Versions: {@link #publish} only accepts a version above the last one of the pool (removals
+ * included). Use {@link #nextVersion} to get one: it is based on the wall clock, so versions keep
+ * growing across operator restarts and data planes that still remember the old ones accept the new
+ * operator's snapshots.
+ *
+ * <p>Each connection counts as one data plane, named by its hello. A data plane that restarts
+ * closes its old connection; one that vanished without closing it (a crashed node) stops counting
+ * after {@link Options#readIdleTimeoutMillis()} without pings.
+ *
+ * <p>Thread-safe: {@code publish}, {@code remove} and {@code syncState} may be called from any
+ * thread. Listeners run on the server's event loop and must not block.
+ */
+public final class ControlPlaneServer {
+  private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
+  private static final int MAX_ERROR_CHARS = 512;
+  private static final int MAX_NODE_CHARS = 253;
+
+  /**
+   * @param host interface to bind, e.g. 0.0.0.0
+   * @param port 0 picks a free port
+   * @param token the shared secret every data plane presents as a bearer token
+   * @param tls key and certificate of the port, or null for plain TCP
+   * @param readIdleTimeoutMillis a connection on which nothing (not even a ping) arrived for this
+   *     long is closed; data planes ping well within it
+   */
+  public record Options(
+      String host, int port, String token, TlsMaterial tls, long readIdleTimeoutMillis) {
+    public Options {
+      Objects.requireNonNull(host, "host");
+      if (token == null || token.isBlank()) {
+        throw new IllegalArgumentException("a control-plane token is required");
+      }
+      if (readIdleTimeoutMillis <= 0) {
+        throw new IllegalArgumentException("readIdleTimeoutMillis must be positive");
+      }
+    }
+
+    public Options(String host, int port, String token) {
+      this(host, port, token, null, 60_000);
+    }
+
+    public Options withTls(TlsMaterial tls) {
+      return new Options(host, port, token, tls, readIdleTimeoutMillis);
+    }
+
+    @Override
+    public String toString() {
+      return "Options[host=" + host + ", port=" + port + ", tls=" + (tls != null) + "]";
+    }
+  }
+
+  private record Entry(long version, String frame, boolean removed) {}
+
+  private record Nack(long version, String error) {}
+
+  private static final class Connection {
+    final ServerWebSocket ws;
+    final String remote;
+    String node;
+    boolean closed;
+    final Map<String, Long> acked = new HashMap<>();
+    final Map<String, Nack> nacks = new HashMap<>();
+
+    Connection(ServerWebSocket ws) {
+      this.ws = ws;
+      this.remote = String.valueOf(ws.remoteAddress());
+    }
+  }
+
+  private final Vertx vertx;
+  private final Options options;
+  private volatile byte[] expectedAuthorizationDigest;
+  private final Object lock = new Object();
+  private final Map<String, Entry> pools = new LinkedHashMap<>();
+  private final Set<Connection> connections = new LinkedHashSet<>();
+  private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+  private HttpServer server;
+
+  public ControlPlaneServer(Vertx vertx, Options options) {
+    this.vertx = Objects.requireNonNull(vertx);
+    this.options = Objects.requireNonNull(options);
+    setToken(options.token());
+  }
+
+  /** Replaces the accepted token (a rotated Secret); connections already open stay. */
+  public void setToken(String token) {
+    if (token == null || token.isBlank()) {
+      throw new IllegalArgumentException("a control-plane token is required");
+    }
+    expectedAuthorizationDigest = sha256("Bearer " + token.strip());
+  }
+
+  /** Binds the port; the future holds the actual port. */
+  public Future<Integer> start() {
+    HttpServerOptions o =
+        new HttpServerOptions()
+            .setHost(options.host())
+            .setPort(options.port())
+            .setMaxWebSocketFrameSize(ControlPlaneProtocol.MAX_FRAME_BYTES)
+            .setMaxWebSocketMessageSize(ControlPlaneProtocol.MAX_FRAME_BYTES)
+            .setReadIdleTimeout((int) options.readIdleTimeoutMillis())
+            .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    if (options.tls() != null) {
+      o.setSsl(true)
+          .setKeyCertOptions(
+              new PemKeyCertOptions()
+                  .setCertValue(Buffer.buffer(options.tls().certificatePem()))
+                  .setKeyValue(Buffer.buffer(options.tls().privateKeyPem())));
+    }
+    HttpServer s =
+        vertx
+            .createHttpServer(o)
+            .webSocketHandshakeHandler(this::handshake)
+            .webSocketHandler(this::connected)
+            .requestHandler(this::plainRequest)
+            .exceptionHandler(t -> log.debug("control-plane connection error: {}", t.toString()));
+    return s.listen()
+        .map(
+            bound -> {
+              synchronized (lock) {
+                server = bound;
+              }
+              log.info("control-plane stream listening on {}:{}", options.host(), port());
+              return bound.actualPort();
+            });
+  }
+
+  /** The bound port, or -1 before {@link #start()}. */
+  public int port() {
+    synchronized (lock) {
+      return server == null ? -1 : server.actualPort();
+    }
+  }
+
+  /** Closes the port and every connection. */
+  public Future<Void> stop() {
+    HttpServer s;
+    synchronized (lock) {
+      s = server;
+      server = null;
+    }
+    return s == null ? Future.succeededFuture() : s.close();
+  }
+
+  /** Registers a listener told the pool whose {@link #syncState} changed. */
+  public void onSyncChange(Consumer<String> listener) {
+    listeners.add(Objects.requireNonNull(listener));
+  }
+
+  /**
+   * A version for the pool's next snapshot: above every version this server saw for it, and at
+   * least the current time in milliseconds so that it also tops the versions of an earlier operator
+   * process.
+   */
+  public long nextVersion(String pool) {
+    synchronized (lock) {
+      Entry e = pools.get(pool);
+      long last = e == null ? 0 : e.version();
+      return Math.max(last + 1, System.currentTimeMillis());
+    }
+  }
+
+  /**
+   * Stores the snapshot as the pool's latest and sends it to every connected data plane. Does not
+   * validate it: an invalid snapshot is sent and the data planes NACK it, which then shows in
+   * {@link #syncState}.
+   *
+   * @return false (and nothing sent) when its version is not above the pool's last version
+   * @throws IllegalArgumentException when it has no pool name or does not fit in one frame
+   */
+  public boolean publish(PoolSnapshot snapshot) {
+    Objects.requireNonNull(snapshot, "snapshot");
+    if (snapshot.pool() == null || snapshot.pool().isBlank()) {
+      throw new IllegalArgumentException("a snapshot needs a pool name");
+    }
+    String frame = WireCodec.encode(StreamMessage.snapshot(snapshot));
+    if (frame.length() > ControlPlaneProtocol.MAX_FRAME_BYTES / 3
+        && frame.getBytes(StandardCharsets.UTF_8).length > ControlPlaneProtocol.MAX_FRAME_BYTES) {
+      throw new IllegalArgumentException(
+          "snapshot of " + snapshot.pool() + " exceeds " + ControlPlaneProtocol.MAX_FRAME_BYTES);
+    }
+    synchronized (lock) {
+      Entry old = pools.get(snapshot.pool());
+      if (old != null && snapshot.version() <= old.version()) {
+        log.warn(
+            "not publishing {} version {}: version {} was already published",
+            snapshot.pool(),
+            snapshot.version(),
+            old.version());
+        return false;
+      }
+      pools.put(snapshot.pool(), new Entry(snapshot.version(), frame, false));
+      for (Connection c : connections) {
+        c.ws.writeTextMessage(frame);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Tells every data plane to forget the pool. The removal gets the next version and is replayed to
+   * data planes that connect later, so that one that missed it while away drops the pool too.
+   *
+   * @return the version of the removal
+   */
+  public long remove(String pool) {
+    Objects.requireNonNull(pool, "pool");
+    synchronized (lock) {
+      long version = nextVersion(pool);
+      String frame = WireCodec.encode(StreamMessage.remove(pool, version));
+      pools.put(pool, new Entry(version, frame, true));
+      for (Connection c : connections) {
+        c.ws.writeTextMessage(frame);
+      }
+      return version;
+    }
+  }
+
+  /** The latest version published (or removed) for the pool, 0 when none. */
+  public long latestVersion(String pool) {
+    synchronized (lock) {
+      Entry e = pools.get(pool);
+      return e == null ? 0 : e.version();
+    }
+  }
+
+  /** How many connected data planes run the pool's latest version, and their NACKs. */
+  public SyncState syncState(String pool) {
+    synchronized (lock) {
+      return syncStateLocked(pool);
+    }
+  }
+
+  /** Node names of the connected data planes (after their hello), in connection order. */
+  public List<String> dataPlanes() {
+    synchronized (lock) {
+      return connections.stream().map(c -> c.node).toList();
+    }
+  }
+
+  private SyncState syncStateLocked(String pool) {
+    Entry e = pools.get(pool);
+    long latest = e == null ? 0 : e.version();
+    int total = 0;
+    int atLatest = 0;
+    List<String> nacks = new ArrayList<>();
+    for (Connection c : connections) {
+      total++;
+      long acked = c.acked.getOrDefault(pool, 0L);
+      if (e != null && acked >= latest) {
+        atLatest++;
+      }
+      Nack n = c.nacks.get(pool);
+      if (n != null && n.version() > acked) {
+        nacks.add(c.node + ": version " + n.version() + ": " + n.error());
+      }
+    }
+    return new SyncState(total, atLatest, latest, nacks);
+  }
+
+  private Map<String, SyncState> statesLocked(Collection<String> names) {
+    Map<String, SyncState> states = new TreeMap<>();
+    for (String p : names) {
+      states.put(p, syncStateLocked(p));
+    }
+    return states;
+  }
+
+  private void handshake(ServerWebSocketHandshake hs) {
+    if (!authorized(hs.headers())) {
+      log.warn("refused a control-plane connection from {}: bad or no token", hs.remoteAddress());
+      hs.reject(401);
+      return;
+    }
+    if (!ControlPlaneProtocol.STREAM_PATH.equals(hs.path())) {
+      hs.reject(404);
+      return;
+    }
+    hs.accept();
+  }
+
+  private void plainRequest(HttpServerRequest req) {
+    int status = !authorized(req.headers()) ? 401 : 426;
+    req.response().setStatusCode(status).end();
+  }
+
+  private boolean authorized(MultiMap headers) {
+    String value = headers.get(ControlPlaneProtocol.AUTHORIZATION);
+    if (value == null) {
+      return false;
+    }
+    return MessageDigest.isEqual(expectedAuthorizationDigest, sha256(value.strip()));
+  }
+
+  private void connected(ServerWebSocket ws) {
+    Connection c = new Connection(ws);
+    ws.textMessageHandler(text -> onText(c, text));
+    ws.binaryMessageHandler(b -> close(c, (short) 1003, "binary frames are not accepted"));
+    ws.exceptionHandler(t -> log.debug("control-plane stream {}: {}", c.remote, t.toString()));
+    ws.closeHandler(v -> disconnected(c));
+  }
+
+  private void onText(Connection c, String text) {
+    StreamMessage m;
+    try {
+      m = WireCodec.decode(text);
+    } catch (WireCodec.MalformedFrameException e) {
+      close(c, (short) 1007, e.getMessage());
+      return;
+    }
+    try {
+      switch (m.type()) {
+        case hello -> hello(c, m.node());
+        case ack, nack -> answer(c, m);
+        default -> close(c, (short) 1008, "data planes may only send hello, ack and nack");
+      }
+    } catch (RuntimeException e) {
+      log.warn("control-plane frame from {} failed: {}", c.remote, e.toString());
+      close(c, (short) 1011, "internal error");
+    }
+  }
+
+  private void hello(Connection c, String node) {
+    if (node == null || node.isBlank() || node.length() > MAX_NODE_CHARS) {
+      close(c, (short) 1008, "hello needs a node name");
+      return;
+    }
+    Map<String, SyncState> before;
+    Map<String, SyncState> after;
+    synchronized (lock) {
+      if (c.closed || c.node != null) {
+        if (!c.closed) {
+          close(c, (short) 1008, "hello twice");
+        }
+        return;
+      }
+      before = statesLocked(pools.keySet());
+      c.node = node.strip();
+      connections.add(c);
+      for (Entry e : pools.values()) {
+        c.ws.writeTextMessage(e.frame());
+      }
+      after = statesLocked(pools.keySet());
+    }
+    log.info("data plane {} connected from {}", c.node, c.remote);
+    fireChanges(before, after);
+  }
+
+  private void answer(Connection c, StreamMessage m) {
+    if (c.node == null) {
+      close(c, (short) 1008, "hello first");
+      return;
+    }
+    if (m.pool() == null || m.version() == null) {
+      close(c, (short) 1007, m.type() + " needs pool and version");
+      return;
+    }
+    String pool = m.pool();
+    long version = m.version();
+    SyncState before;
+    SyncState after;
+    synchronized (lock) {
+      if (c.closed || !connections.contains(c) || !pools.containsKey(pool)) {
+        return; // an answer about a pool this server does not know changes nothing
+      }
+      before = syncStateLocked(pool);
+      if (m.type() == StreamMessage.Type.ack) {
+        if (version > c.acked.getOrDefault(pool, 0L)) {
+          c.acked.put(pool, version);
+        }
+      } else {
+        c.nacks.put(pool, new Nack(version, sanitize(m.error())));
+        log.warn(
+            "data plane {} rejected {} version {}: {}", c.node, pool, version, sanitize(m.error()));
+      }
+      after = syncStateLocked(pool);
+    }
+    if (!before.equals(after)) {
+      fire(pool);
+    }
+  }
+
+  private void disconnected(Connection c) {
+    Map<String, SyncState> before;
+    Map<String, SyncState> after;
+    synchronized (lock) {
+      c.closed = true;
+      if (!connections.contains(c)) {
+        return;
+      }
+      before = statesLocked(pools.keySet());
+      connections.remove(c);
+      after = statesLocked(pools.keySet());
+    }
+    log.info("data plane {} disconnected ({})", c.node, c.remote);
+    fireChanges(before, after);
+  }
+
+  private void close(Connection c, short code, String reason) {
+    log.warn("closing control-plane connection {} ({}): {}", c.remote, c.node, reason);
+    String r = reason.length() > 120 ? reason.substring(0, 120) : reason;
+    c.ws.close(code, r);
+  }
+
+  private void fireChanges(Map<String, SyncState> before, Map<String, SyncState> after) {
+    for (Map.Entry<String, SyncState> e : after.entrySet()) {
+      if (!e.getValue().equals(before.get(e.getKey()))) {
+        fire(e.getKey());
+      }
+    }
+  }
+
+  private void fire(String pool) {
+    for (Consumer<String> l : listeners) {
+      try {
+        l.accept(pool);
+      } catch (RuntimeException e) {
+        log.warn("sync listener failed for {}", pool, e);
+      }
+    }
+  }
+
+  private static String sanitize(String error) {
+    if (error == null || error.isBlank()) {
+      return "no reason given";
+    }
+    String s = error.replaceAll("[\\p{Cntrl}]", " ").strip();
+    return s.length() > MAX_ERROR_CHARS ? s.substring(0, MAX_ERROR_CHARS) + "..." : s;
+  }
+
+  private static byte[] sha256(String s) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

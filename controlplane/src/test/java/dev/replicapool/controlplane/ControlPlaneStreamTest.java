@@ -1,0 +1,433 @@
+package dev.replicapool.controlplane;
+
+import static dev.replicapool.controlplane.Snapshots.pool;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.replicapool.api.wire.ControlPlaneProtocol;
+import dev.replicapool.api.wire.StreamMessage;
+import dev.replicapool.api.wire.TlsMaterial;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.UpgradeRejectedException;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class ControlPlaneStreamTest {
+  static final String TOKEN = "s3cret-token";
+  static final Duration WAIT = Duration.ofSeconds(10);
+
+  Vertx vertx;
+  final List<ControlPlaneClient> clients = new ArrayList<>();
+  final List<ControlPlaneServer> servers = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void tearDown() {
+    clients.forEach(c -> c.stop().await());
+    servers.forEach(s -> s.stop().await());
+    vertx.close().await();
+  }
+
+  ControlPlaneServer server(int port) {
+    return server(new ControlPlaneServer.Options("127.0.0.1", port, TOKEN));
+  }
+
+  ControlPlaneServer server(ControlPlaneServer.Options options) {
+    ControlPlaneServer s = new ControlPlaneServer(vertx, options);
+    s.start().await();
+    servers.add(s);
+    return s;
+  }
+
+  ControlPlaneClient client(int port, String node, SnapshotApplier applier) {
+    return client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, node), applier);
+  }
+
+  ControlPlaneClient client(ControlPlaneClient.Options options, SnapshotApplier applier) {
+    ControlPlaneClient c =
+        new ControlPlaneClient(vertx, options.withBackoff(20, 200), applier, new Random(1));
+    clients.add(c);
+    c.start();
+    return c;
+  }
+
+  WebSocket rawSocket(int port, String authorization) {
+    WebSocketConnectOptions o =
+        new WebSocketConnectOptions()
+            .setHost("127.0.0.1")
+            .setPort(port)
+            .setURI(ControlPlaneProtocol.STREAM_PATH);
+    if (authorization != null) {
+      o.putHeader(ControlPlaneProtocol.AUTHORIZATION, authorization);
+    }
+    WebSocketClient wsc = vertx.createWebSocketClient();
+    return wsc.connect(o).await();
+  }
+
+  @Test
+  void refusesClientsWithoutTheRightTokenBeforeTheUpgrade() {
+    ControlPlaneServer server = server(0);
+    int port = server.port();
+    assertThatThrownBy(() -> rawSocket(port, null))
+        .isInstanceOfSatisfying(
+            UpgradeRejectedException.class, e -> assertThat(e.getStatus()).isEqualTo(401));
+    assertThatThrownBy(() -> rawSocket(port, "Bearer wrong-token"))
+        .isInstanceOfSatisfying(
+            UpgradeRejectedException.class, e -> assertThat(e.getStatus()).isEqualTo(401));
+    assertThatThrownBy(() -> rawSocket(port, TOKEN))
+        .isInstanceOfSatisfying(
+            UpgradeRejectedException.class, e -> assertThat(e.getStatus()).isEqualTo(401));
+    int plain =
+        vertx
+            .createHttpClient()
+            .request(HttpMethod.GET, port, "127.0.0.1", ControlPlaneProtocol.STREAM_PATH)
+            .compose(r -> r.send())
+            .await()
+            .statusCode();
+    assertThat(plain).isEqualTo(401);
+
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient wrong =
+        client(ControlPlaneClient.Options.of("127.0.0.1", port, "nope", "dp-x"), applier);
+    server.publish(pool("shop/tracking", 1, 1.0));
+    await().atMost(WAIT).until(() -> wrong.lastError() != null);
+    assertThat(wrong.connected()).isFalse();
+    assertThat(wrong.lastError()).contains("401");
+    assertThat(server.dataPlanes()).isEmpty();
+    assertThat(applier.calls).isEmpty();
+  }
+
+  @Test
+  void snapshotIsAppliedAndAckedAndCountsAsSynced() {
+    ControlPlaneServer server = server(0);
+    List<String> changes = new CopyOnWriteArrayList<>();
+    server.onSyncChange(changes::add);
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient client = client(server.port(), "dp-1", applier);
+    await().atMost(WAIT).until(client::connected);
+    await().atMost(WAIT).until(() -> server.dataPlanes().equals(List.of("dp-1")));
+
+    assertThat(server.publish(pool("shop/tracking", 7, 1.0, 1.0))).isTrue();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(server.syncState("shop/tracking"))
+                    .isEqualTo(new SyncState(1, 1, 7, List.of())));
+    assertThat(applier.calls).containsExactly("apply shop/tracking 7");
+    assertThat(server.syncState("shop/tracking").synced()).isTrue();
+    assertThat(server.syncState("shop/tracking").summary())
+        .isEqualTo("1/1 data planes applied version 7");
+    assertThat(changes).contains("shop/tracking");
+
+    // A second data plane counts too, and gets the pool at once.
+    RecordingApplier second = new RecordingApplier();
+    client(server.port(), "dp-2", second);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(server.syncState("shop/tracking"))
+                    .isEqualTo(new SyncState(2, 2, 7, List.of())));
+    assertThat(second.version("shop/tracking")).isEqualTo(7);
+  }
+
+  @Test
+  void invalidSnapshotIsNackedWithItsReasonAndTheLastGoodOneStays() {
+    ControlPlaneServer server = server(0);
+    RecordingApplier applier = new RecordingApplier();
+    client(server.port(), "dp-1", applier);
+    server.publish(pool("shop/tracking", 1, 1.0));
+    await().atMost(WAIT).until(() -> server.syncState("shop/tracking").synced());
+
+    server.publish(pool("shop/tracking", 2, 1.0, 2.5));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              SyncState s = server.syncState("shop/tracking");
+              assertThat(s.dataPlanes()).isEqualTo(1);
+              assertThat(s.atLatestVersion()).isZero();
+              assertThat(s.latestVersion()).isEqualTo(2);
+              assertThat(s.nacks())
+                  .singleElement()
+                  .asString()
+                  .startsWith("dp-1: version 2: invalid snapshot:")
+                  .contains("weight must be within 0..1, got 2.5");
+            });
+    assertThat(applier.calls).containsExactly("apply shop/tracking 1");
+    assertThat(applier.version("shop/tracking")).isEqualTo(1);
+    assertThat(server.syncState("shop/tracking").summary()).contains("rejected: dp-1: version 2");
+
+    // The applier's own refusal (e.g. a port in use) is a NACK too.
+    applier.rejectPools.put("shop/tracking", "port 18080 is in use");
+    server.publish(pool("shop/tracking", 3, 1.0));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                server
+                    .syncState("shop/tracking")
+                    .nacks()
+                    .equals(List.of("dp-1: version 3: port 18080 is in use")));
+
+    // A good version clears the NACK.
+    applier.rejectPools.clear();
+    server.publish(pool("shop/tracking", 4, 1.0));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(server.syncState("shop/tracking"))
+                    .isEqualTo(new SyncState(1, 1, 4, List.of())));
+  }
+
+  @Test
+  void reconnectGetsEverythingAtOnceAndTheLastGoodStateStaysMeanwhile() {
+    ControlPlaneServer first = server(0);
+    int port = first.port();
+    first.publish(pool("shop/a", 1, 1.0));
+    first.publish(pool("shop/b", 1, 1.0));
+    RecordingApplier applier = new RecordingApplier();
+    List<Boolean> transitions = new CopyOnWriteArrayList<>();
+    ControlPlaneClient client =
+        client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-1"), applier);
+    client.onConnectionChange(transitions::add);
+    await().atMost(WAIT).until(() -> applier.current.size() == 2);
+
+    // The operator goes away: the data plane keeps what it had.
+    first.stop().await();
+    servers.remove(first);
+    await().atMost(WAIT).until(() -> !client.connected());
+    assertThat(applier.current.keySet()).containsExactlyInAnyOrder("shop/a", "shop/b");
+
+    // A new operator process on the same port, with newer versions and a third pool.
+    ControlPlaneServer second = server(port);
+    second.publish(pool("shop/a", 2, 1.0, 1.0));
+    second.publish(pool("shop/b", 2, 1.0));
+    second.publish(pool("shop/c", 1, 1.0));
+    await().atMost(WAIT).until(client::connected);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                applier.version("shop/a") == 2
+                    && applier.version("shop/b") == 2
+                    && applier.version("shop/c") == 1);
+    assertThat(transitions).containsExactly(true, false, true);
+    for (String p : List.of("shop/a", "shop/b", "shop/c")) {
+      await().atMost(WAIT).until(() -> second.syncState(p).synced());
+    }
+  }
+
+  @Test
+  void removalIsSentAndReplayedToDataPlanesThatWereAway() {
+    ControlPlaneServer server = server(0);
+    server.publish(pool("shop/a", 1, 1.0));
+    server.publish(pool("shop/b", 1, 1.0));
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient c1 = client(server.port(), "dp-1", applier);
+    await().atMost(WAIT).until(() -> applier.current.size() == 2);
+
+    long v = server.remove("shop/a");
+    assertThat(v).isGreaterThan(1);
+    await().atMost(WAIT).until(() -> !applier.current.containsKey("shop/a"));
+    await().atMost(WAIT).until(() -> server.syncState("shop/a").synced());
+
+    // dp-2 had shop/b and is away while shop/b is removed; on reconnect it drops it.
+    RecordingApplier away = new RecordingApplier();
+    ControlPlaneClient c2 = client(server.port(), "dp-2", away);
+    await().atMost(WAIT).until(() -> away.current.containsKey("shop/b"));
+    c2.stop().await();
+    clients.remove(c2);
+    long removed = server.remove("shop/b");
+    ControlPlaneClient c2again =
+        new ControlPlaneClient(
+            vertx,
+            ControlPlaneClient.Options.of("127.0.0.1", server.port(), TOKEN, "dp-2"),
+            away,
+            new Random(2));
+    clients.add(c2again);
+    c2again.start();
+    await().atMost(WAIT).until(() -> away.calls.contains("remove shop/b " + removed));
+    assertThat(away.current).doesNotContainKey("shop/b");
+    assertThat(c1.connected()).isTrue();
+  }
+
+  @Test
+  void aDataPlaneCannotInjectSnapshots() {
+    ControlPlaneServer server = server(0);
+    RecordingApplier honest = new RecordingApplier();
+    client(server.port(), "dp-honest", honest);
+    await().atMost(WAIT).until(() -> server.dataPlanes().size() == 1);
+
+    WebSocket rogue = rawSocket(server.port(), "Bearer " + TOKEN);
+    List<String> received = new CopyOnWriteArrayList<>();
+    rogue.textMessageHandler(received::add);
+    rogue.writeTextMessage(WireCodec.encode(StreamMessage.hello("rogue"))).await();
+    await().atMost(WAIT).until(() -> server.dataPlanes().size() == 2);
+    rogue
+        .writeTextMessage(WireCodec.encode(StreamMessage.snapshot(pool("shop/evil", 99, 1.0))))
+        .await();
+
+    await().atMost(WAIT).until(rogue::isClosed);
+    assertThat(rogue.closeStatusCode()).isEqualTo((short) 1008);
+    assertThat(server.latestVersion("shop/evil")).isZero();
+    assertThat(server.dataPlanes()).containsExactly("dp-honest");
+    // The honest data plane still works and never saw the injected pool.
+    server.publish(pool("shop/real", 1, 1.0));
+    await().atMost(WAIT).until(() -> honest.current.containsKey("shop/real"));
+    assertThat(honest.current).doesNotContainKey("shop/evil");
+    assertThat(received).isEmpty();
+  }
+
+  @Test
+  void malformedFramesCloseOnlyThatConnection() {
+    ControlPlaneServer server = server(0);
+    RecordingApplier honest = new RecordingApplier();
+    ControlPlaneClient client = client(server.port(), "dp-honest", honest);
+    await().atMost(WAIT).until(client::connected);
+
+    WebSocket garbage = rawSocket(server.port(), "Bearer " + TOKEN);
+    garbage.writeTextMessage("{this is not json").await();
+    await().atMost(WAIT).until(garbage::isClosed);
+    assertThat(garbage.closeStatusCode()).isEqualTo((short) 1007);
+
+    WebSocket binary = rawSocket(server.port(), "Bearer " + TOKEN);
+    binary.writeBinaryMessage(io.vertx.core.buffer.Buffer.buffer(new byte[] {1, 2, 3})).await();
+    await().atMost(WAIT).until(binary::isClosed);
+    assertThat(binary.closeStatusCode()).isEqualTo((short) 1003);
+
+    WebSocket ackFirst = rawSocket(server.port(), "Bearer " + TOKEN);
+    ackFirst.writeTextMessage(WireCodec.encode(StreamMessage.ack("shop/a", 1))).await();
+    await().atMost(WAIT).until(ackFirst::isClosed);
+
+    server.publish(pool("shop/a", 1, 1.0));
+    await().atMost(WAIT).until(() -> server.syncState("shop/a").synced());
+    assertThat(server.dataPlanes()).containsExactly("dp-honest");
+  }
+
+  @Test
+  void olderVersionsAreNeitherPublishedNorApplied() {
+    ControlPlaneServer server = server(0);
+    assertThat(server.publish(pool("shop/a", 5, 1.0))).isTrue();
+    assertThat(server.publish(pool("shop/a", 3, 1.0))).isFalse();
+    assertThat(server.publish(pool("shop/a", 5, 1.0))).isFalse();
+    assertThat(server.latestVersion("shop/a")).isEqualTo(5);
+    long next = server.nextVersion("shop/a");
+    assertThat(next).isGreaterThan(5).isGreaterThanOrEqualTo(System.currentTimeMillis() - 60_000);
+
+    // The client side, against a scripted operator that misbehaves on purpose.
+    List<StreamMessage> answers = new CopyOnWriteArrayList<>();
+    List<String> script =
+        List.of(
+            WireCodec.encode(StreamMessage.snapshot(pool("shop/a", 5, 1.0))),
+            WireCodec.encode(StreamMessage.snapshot(pool("shop/a", 3, 1.0))),
+            WireCodec.encode(StreamMessage.snapshot(pool("shop/a", 5, 1.0))),
+            WireCodec.encode(StreamMessage.snapshot(pool("shop/a", 6, -1.0))),
+            "not json at all",
+            WireCodec.encode(StreamMessage.remove("shop/a", 7)),
+            WireCodec.encode(StreamMessage.snapshot(pool("shop/a", 6, 1.0))));
+    int port =
+        vertx
+            .createHttpServer()
+            .webSocketHandler(
+                ws ->
+                    ws.textMessageHandler(
+                        text -> {
+                          StreamMessage m = WireCodec.decode(text);
+                          if (m.type() == StreamMessage.Type.hello) {
+                            script.forEach(ws::writeTextMessage);
+                          } else {
+                            answers.add(m);
+                          }
+                        }))
+            .listen(0, "127.0.0.1")
+            .await()
+            .actualPort();
+    RecordingApplier applier = new RecordingApplier();
+    client(port, "dp-1", applier);
+    await().atMost(WAIT).until(() -> answers.size() == 6);
+    assertThat(answers)
+        .extracting(m -> m.type() + " " + m.version())
+        .containsExactly("ack 5", "nack 3", "ack 5", "nack 6", "ack 7", "nack 6");
+    assertThat(answers.get(1).error()).contains("older than the applied version 5");
+    assertThat(answers.get(5).error()).contains("older than the applied version 7");
+    assertThat(applier.calls).containsExactly("apply shop/a 5", "remove shop/a 7");
+  }
+
+  @Test
+  void syncListenerFiresOnConnectAckNackAndDisconnect() {
+    ControlPlaneServer server = server(0);
+    server.publish(pool("shop/a", 1, 1.0));
+    List<String> changes = new CopyOnWriteArrayList<>();
+    server.onSyncChange(changes::add);
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient client = client(server.port(), "dp-1", applier);
+    await().atMost(WAIT).until(() -> server.syncState("shop/a").synced());
+    int afterConnectAndAck = changes.size();
+    assertThat(afterConnectAndAck).isGreaterThanOrEqualTo(2); // connect (0/1), ack (1/1)
+
+    server.publish(pool("shop/a", 2, 9.0));
+    await().atMost(WAIT).until(() -> !server.syncState("shop/a").nacks().isEmpty());
+    assertThat(changes).hasSize(afterConnectAndAck + 1);
+
+    client.stop().await();
+    clients.remove(client);
+    await().atMost(WAIT).until(() -> server.syncState("shop/a").dataPlanes() == 0);
+    assertThat(changes).hasSize(afterConnectAndAck + 2).containsOnly("shop/a");
+  }
+
+  @Test
+  void tlsPortAcceptsOnlyClientsThatTrustItsCertificate() throws IOException {
+    TlsMaterial tls =
+        new TlsMaterial(resource("tls/controlplane.crt"), resource("tls/controlplane.key"));
+    ControlPlaneServer server =
+        server(new ControlPlaneServer.Options("127.0.0.1", 0, TOKEN).withTls(tls));
+    server.publish(pool("shop/a", 1, 1.0));
+
+    RecordingApplier trusting = new RecordingApplier();
+    client(
+        ControlPlaneClient.Options.of("127.0.0.1", server.port(), TOKEN, "dp-tls")
+            .withTrustPem(resource("tls/controlplane.crt")),
+        trusting);
+    await().atMost(WAIT).until(() -> trusting.current.containsKey("shop/a"));
+
+    RecordingApplier wrongTrust = new RecordingApplier();
+    ControlPlaneClient mistrusting =
+        client(
+            ControlPlaneClient.Options.of("127.0.0.1", server.port(), TOKEN, "dp-other")
+                .withTrustPem(resource("tls/other-ca.crt")),
+            wrongTrust);
+    await().atMost(WAIT).until(() -> mistrusting.lastError() != null);
+    await().during(200, TimeUnit.MILLISECONDS).until(() -> !mistrusting.connected());
+    assertThat(wrongTrust.calls).isEmpty();
+    assertThat(server.dataPlanes()).containsExactly("dp-tls");
+    assertThat(tls.toString()).doesNotContain("PRIVATE");
+  }
+
+  static String resource(String name) throws IOException {
+    try (InputStream in = ControlPlaneStreamTest.class.getClassLoader().getResourceAsStream(name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package dev.replicapool.controlplane;
+
+import dev.replicapool.api.wire.PoolSnapshot;
+import io.vertx.core.Future;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Keeps what it was given, like a data plane's table would; can be told to reject a pool. */
+final class RecordingApplier implements SnapshotApplier {
+  final List<String> calls = new CopyOnWriteArrayList<>();
+  final Map<String, PoolSnapshot> current = new ConcurrentHashMap<>();
+  final Map<String, String> rejectPools = new ConcurrentHashMap<>();
+
+  @Override
+  public Future<Void> apply(PoolSnapshot snapshot) {
+    calls.add("apply " + snapshot.pool() + " " + snapshot.version());
+    String reason = rejectPools.get(snapshot.pool());
+    if (reason != null) {
+      return Future.failedFuture(reason);
+    }
+    current.put(snapshot.pool(), snapshot);
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<Void> remove(String pool, long version) {
+    calls.add("remove " + pool + " " + version);
+    current.remove(pool);
+    return Future.succeededFuture();
+  }
+
+  long version(String pool) {
+    PoolSnapshot s = current.get(pool);
+    return s == null ? 0 : s.version();
+  }
+}

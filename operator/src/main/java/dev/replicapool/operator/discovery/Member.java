@@ -1,0 +1,27 @@
+package dev.replicapool.operator.discovery;
+
+import dev.replicapool.api.v1alpha1.MemberSource;
+
+/**
+ * A member as discovery found it, before any probing.
+ *
+ * @param name Pod or Lease name; null for static members
+ * @param draining a terminating Pod: counted, but gets no new requests
+ * @param selfReportedHealthy the health flag a Lease-registered replica renews with; null when the
+ *     source has none
+ * @param leaseExpiresAtMillis when the Lease expires unless renewed (epoch millis); null for other
+ *     sources
+ */
+public record Member(
+    String host,
+    int port,
+    MemberSource source,
+    String name,
+    boolean draining,
+    Boolean selfReportedHealthy,
+    Long leaseExpiresAtMillis) {
+
+  public String address() {
+    return host + ":" + port;
+  }
+}

@@ -1,0 +1,137 @@
+package dev.replicapool.operator.discovery;
+
+import dev.replicapool.api.registration.LeaseConventions;
+import dev.replicapool.api.v1alpha1.MemberSource;
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.StaticEndpoint;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides who the members of a pool are, from its three sources: Pods by selector, static endpoints
+ * and Lease self-registration. Pure: the caller hands in what the informers cached.
+ */
+public final class MemberDiscovery {
+  private final LeaseTracker leases;
+
+  public MemberDiscovery(LeaseTracker leases) {
+    this.leases = leases;
+  }
+
+  /** What discovery found, and what it refused to use. */
+  public record Result(List<Member> members, List<String> problems, int selectedPods) {}
+
+  /**
+   * The members of a pool now. A member address that appears in more than one source is kept once
+   * (the first of Pod, Static, Lease wins) so that it is probed and weighted once.
+   */
+  public Result discover(
+      ReplicaPool pool, Collection<Pod> podsInNamespace, Collection<Lease> poolLeases, long now) {
+    ReplicaPoolSpec spec = pool.getSpec();
+    Map<String, Member> byAddress = new LinkedHashMap<>();
+    List<String> problems = new ArrayList<>();
+    int selected = 0;
+
+    if (spec.selector != null && spec.port != null) {
+      for (Pod pod : podsInNamespace) {
+        if (!LabelSelectors.matches(spec.selector, pod.getMetadata().getLabels())) {
+          continue;
+        }
+        selected++;
+        Member m = fromPod(pod, spec.port);
+        if (m != null) {
+          byAddress.putIfAbsent(m.address(), m);
+        }
+      }
+    }
+    for (StaticEndpoint e : spec.endpointsOrEmpty()) {
+      Integer port = e.port != null ? e.port : spec.port;
+      if (port == null) {
+        problems.add("endpoint " + e.host + " has no port");
+        continue;
+      }
+      Member m = new Member(e.host, port, MemberSource.Static, null, false, null, null);
+      byAddress.putIfAbsent(m.address(), m);
+    }
+    if (spec.registration != null) {
+      long duration = spec.registration.leaseDurationMillis;
+      for (Lease lease : poolLeases) {
+        Member m = fromLease(lease, duration, now, problems);
+        if (m != null) {
+          byAddress.putIfAbsent(m.address(), m);
+        }
+      }
+    }
+    List<Member> members = new ArrayList<>(byAddress.values());
+    members.sort(Comparator.comparing(Member::address));
+    return new Result(members, problems, selected);
+  }
+
+  /** A Pod is a member while it has an IP and is Ready; terminating, it is drained. */
+  static Member fromPod(Pod pod, int port) {
+    String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
+    if (ip == null || ip.isBlank()) {
+      return null;
+    }
+    boolean terminating = pod.getMetadata().getDeletionTimestamp() != null;
+    if (!terminating && !isReady(pod)) {
+      return null;
+    }
+    return new Member(
+        ip, port, MemberSource.Pod, pod.getMetadata().getName(), terminating, null, null);
+  }
+
+  static boolean isReady(Pod pod) {
+    return pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** Whether a Lease is past its pool's lease duration, judged by when it was last renewed. */
+  public boolean isExpired(Lease lease, long leaseDurationMillis, long now) {
+    return now >= leases.lastRenewalMillis(lease) + leaseDurationMillis;
+  }
+
+  private Member fromLease(Lease lease, long durationMillis, long now, List<String> problems) {
+    Map<String, String> annotations = lease.getMetadata().getAnnotations();
+    String address =
+        annotations == null ? null : annotations.get(LeaseConventions.ADDRESS_ANNOTATION);
+    String name = lease.getMetadata().getName();
+    if (address == null) {
+      problems.add(
+          "Lease " + name + " has no " + LeaseConventions.ADDRESS_ANNOTATION + " annotation");
+      return null;
+    }
+    int colon = address.lastIndexOf(':');
+    int port;
+    try {
+      port = colon > 0 ? Integer.parseInt(address.substring(colon + 1)) : -1;
+    } catch (NumberFormatException e) {
+      port = -1;
+    }
+    if (port < 1 || port > 65535) {
+      problems.add("Lease " + name + " has an invalid address " + address);
+      return null;
+    }
+    long expiresAt = leases.lastRenewalMillis(lease) + durationMillis;
+    if (now >= expiresAt) {
+      return null;
+    }
+    String healthy = annotations.get(LeaseConventions.HEALTHY_ANNOTATION);
+    return new Member(
+        address.substring(0, colon),
+        port,
+        MemberSource.Lease,
+        name,
+        false,
+        healthy == null || !"false".equalsIgnoreCase(healthy),
+        expiresAt);
+  }
+}

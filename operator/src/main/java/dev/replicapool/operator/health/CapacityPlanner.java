@@ -1,0 +1,117 @@
+package dev.replicapool.operator.health;
+
+import dev.replicapool.api.v1alpha1.Capacity;
+import dev.replicapool.api.v1alpha1.CapacityStatus;
+
+/**
+ * Capacity arithmetic of a pool (seed 001): pure functions of the spec's capacity inputs and the
+ * members the operator sees. Rates are rounded to two decimals, utilizations to three, half-up on
+ * the exact binary value (513.89 / 2 is 256.9449... as a double, so 256.94).
+ */
+public final class CapacityPlanner {
+  private static final double EPSILON = 1e-9;
+
+  private CapacityPlanner() {}
+
+  /**
+   * The figures, whether one more member failure puts the pool above its target utilization, and a
+   * message that says so with the number.
+   */
+  public record Plan(CapacityStatus status, boolean atRisk, String message) {}
+
+  /** {@link #plan(Capacity, int, int, long, long)} with every routable member probed. */
+  public static Plan plan(
+      Capacity capacity, int routableMembers, long probeIntervalMillis, long detectionMillis) {
+    return plan(capacity, routableMembers, routableMembers, probeIntervalMillis, detectionMillis);
+  }
+
+  /**
+   * @param routableMembers members that get traffic now; 0 counts the minimum replicas instead for
+   *     the per-replica figures (and is at risk)
+   * @param probedMembers members the health check probes (its cost is probed / interval)
+   * @param probeIntervalMillis health check interval; 0 or less when active checks are off
+   * @param detectionMillis time from a member's failure to its ejection, e.g. {@link
+   *     HealthPolicy#detectionMillis()}
+   */
+  public static Plan plan(
+      Capacity capacity,
+      int routableMembers,
+      int probedMembers,
+      long probeIntervalMillis,
+      long detectionMillis) {
+    if (capacity == null) {
+      throw new IllegalArgumentException("capacity is required");
+    }
+    double peak = capacity.peakRequestsPerSecond == null ? 0.0 : capacity.peakRequestsPerSecond;
+    double perReplica =
+        capacity.perReplicaRequestsPerSecond == null ? 0.0 : capacity.perReplicaRequestsPerSecond;
+    double target = capacity.targetUtilization == null ? 0.5 : capacity.targetUtilization;
+    CapacityStatus s = new CapacityStatus();
+    if (perReplica <= 0 || target <= 0 || peak < 0) {
+      return new Plan(
+          s,
+          true,
+          "cannot plan: perReplicaRequestsPerSecond and targetUtilization must be above 0");
+    }
+    double safe = perReplica * target;
+    int minReplicas = (int) Math.max(1, Math.ceil(peak / safe - EPSILON));
+    int counted = routableMembers > 0 ? routableMembers : minReplicas;
+    double perMember = peak / counted;
+    double utilization = perMember / perReplica;
+
+    s.minReplicas = minReplicas;
+    s.safeRequestsPerSecondPerReplica = Fmt.round(safe, 2);
+    s.perReplicaRequestsPerSecond = Fmt.round(perMember, 2);
+    s.utilization = Fmt.round(utilization, 3);
+    Double utilizationAfter = null;
+    if (counted > 1) {
+      double after = peak / (counted - 1);
+      utilizationAfter = after / perReplica;
+      s.perReplicaRequestsPerSecondAfterOneFailure = Fmt.round(after, 2);
+      s.utilizationAfterOneFailure = Fmt.round(utilizationAfter, 3);
+    }
+    s.healthCheckRequestsPerSecond =
+        probeIntervalMillis > 0
+            ? Fmt.round(Math.max(0, probedMembers) * 1000.0 / probeIntervalMillis, 2)
+            : 0.0;
+    s.droppedRequestsPerFailure = Fmt.round(perMember * Math.max(0, detectionMillis) / 1000.0, 2);
+
+    String t = Fmt.num(target);
+    if (routableMembers <= 0) {
+      return new Plan(s, true, "no routable member; " + minReplicas + " needed at peak");
+    }
+    if (utilization > target + EPSILON) {
+      return new Plan(
+          s,
+          true,
+          "utilization "
+              + Fmt.num(s.utilization)
+              + " > "
+              + t
+              + " already with "
+              + routableMembers
+              + " routable; "
+              + minReplicas
+              + " needed at peak");
+    }
+    if (utilizationAfter == null) {
+      return new Plan(s, peak > 0, "one more failure leaves no routable member");
+    }
+    if (utilizationAfter > target + EPSILON) {
+      return new Plan(
+          s,
+          true,
+          "one more failure puts utilization at "
+              + Fmt.num(s.utilizationAfterOneFailure)
+              + " > "
+              + t);
+    }
+    return new Plan(
+        s,
+        false,
+        "one more failure keeps utilization at "
+            + Fmt.num(s.utilizationAfterOneFailure)
+            + " <= "
+            + t);
+  }
+}

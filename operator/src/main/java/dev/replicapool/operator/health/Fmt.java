@@ -1,0 +1,33 @@
+package dev.replicapool.operator.health;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Locale;
+
+/** Number formatting for reasons and messages: locale-independent, no float noise. */
+final class Fmt {
+  private Fmt() {}
+
+  /** Shortest decimal form with at least one decimal: 2.0, 0.05, 0.5, 1.25. */
+  static String num(double value) {
+    BigDecimal d = BigDecimal.valueOf(value).stripTrailingZeros();
+    if (d.scale() < 1) {
+      d = d.setScale(1, RoundingMode.UNNECESSARY);
+    }
+    return d.toPlainString();
+  }
+
+  /** {@code value} with as many decimals as {@code reference} shows, and at least two. */
+  static String like(double value, double reference) {
+    int decimals = Math.max(2, num(reference).length() - num(reference).indexOf('.') - 1);
+    return String.format(Locale.ROOT, "%." + decimals + "f", value);
+  }
+
+  /** Rounds half-up on the exact binary value (so 256.945 as a double, 256.9449..., is 256.94). */
+  static double round(double value, int decimals) {
+    if (Double.isNaN(value) || Double.isInfinite(value)) {
+      return value;
+    }
+    return new BigDecimal(value).setScale(decimals, RoundingMode.HALF_UP).doubleValue();
+  }
+}

@@ -1,0 +1,212 @@
+package dev.replicapool.operator.health;
+
+import dev.replicapool.api.v1alpha1.AdaptiveRouting;
+import dev.replicapool.api.v1alpha1.HealthCheck;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Routing;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+
+/**
+ * Everything the health model of one pool needs, resolved from a {@link ReplicaPoolSpec} with the
+ * spec's defaults filled in.
+ *
+ * <p>Choices this class makes where the spec is silent:
+ *
+ * <ul>
+ *   <li>{@code unhealthyThreshold}: {@code routing.adaptive.ejectAfterFailures} for the Adaptive
+ *       policy, {@code healthCheck.unhealthyThreshold} for RoundRobin.
+ *   <li>{@code slowStartMillis}: {@code min(recoverAfterMillis, 10 000)}: the weight of a member
+ *       coming back from Unhealthy ramps up linearly over this window, starting at its first
+ *       passing probe; with the default 30 s hold the ramp is over before the member can be Healthy
+ *       again. A hold of 0 disables slow start.
+ *   <li>{@code latencyWindow} = 20 probes for the p95; the latency score is an exponentially
+ *       weighted average with weight {@code latencyAlpha} = 0.1 per probe (about the last 10
+ *       probes), the error rate one with weight {@code errorAlpha} = 0.05 per probe (about the last
+ *       20 probes), so that a single failed probe alone gives exactly 0.05, which does not exceed
+ *       the default threshold, and two close together do.
+ *   <li>The thresholds of {@code routing.adaptive} (baseline, factor, error rate, hold) judge the
+ *       members of RoundRobin pools too, so that their status shows a slow or erring member; but
+ *       RoundRobin weights carry no penalty: see {@link #weighted()}.
+ * </ul>
+ */
+public record HealthPolicy(
+    RoutingPolicy routingPolicy,
+    boolean activeChecks,
+    String path,
+    long intervalMillis,
+    long timeoutMillis,
+    int unhealthyThreshold,
+    int healthyThreshold,
+    long baselineLatencyMillis,
+    double degradedLatencyFactor,
+    double errorRateThreshold,
+    double minWeight,
+    long recoverAfterMillis,
+    long slowStartMillis,
+    int latencyWindow,
+    double latencyAlpha,
+    double errorAlpha) {
+
+  /** Upper bound of the default slow-start window. */
+  public static final long MAX_DEFAULT_SLOW_START_MILLIS = 10_000;
+
+  public static final int DEFAULT_LATENCY_WINDOW = 20;
+  public static final double DEFAULT_LATENCY_ALPHA = 0.1;
+  public static final double DEFAULT_ERROR_ALPHA = 0.05;
+
+  public HealthPolicy {
+    if (routingPolicy == null) {
+      throw new IllegalArgumentException("routingPolicy is required");
+    }
+    if (intervalMillis <= 0 || timeoutMillis <= 0) {
+      throw new IllegalArgumentException("interval and timeout must be positive");
+    }
+    if (unhealthyThreshold < 1 || healthyThreshold < 1) {
+      throw new IllegalArgumentException("thresholds must be at least 1");
+    }
+    if (baselineLatencyMillis < 1) {
+      throw new IllegalArgumentException("baselineLatencyMillis must be at least 1");
+    }
+    if (minWeight < 0 || minWeight > 1) {
+      throw new IllegalArgumentException("minWeight must be within 0..1");
+    }
+    if (recoverAfterMillis < 0 || slowStartMillis < 0) {
+      throw new IllegalArgumentException("recoverAfterMillis and slowStartMillis must be >= 0");
+    }
+    if (latencyWindow < 1) {
+      throw new IllegalArgumentException("latencyWindow must be at least 1");
+    }
+    if (!(latencyAlpha > 0 && latencyAlpha <= 1) || !(errorAlpha > 0 && errorAlpha <= 1)) {
+      throw new IllegalArgumentException("alphas must be within (0, 1]");
+    }
+    path = path == null ? "/healthz" : path;
+  }
+
+  /** The policy of a pool whose spec leaves everything at its defaults. */
+  public static HealthPolicy defaults() {
+    return from(new ReplicaPoolSpec());
+  }
+
+  /** Resolves a spec, any part of which may be null, into a policy. */
+  public static HealthPolicy from(ReplicaPoolSpec spec) {
+    HealthCheck defaultsHc = new HealthCheck();
+    AdaptiveRouting defaultsAr = new AdaptiveRouting();
+    HealthCheck hc = spec == null || spec.healthCheck == null ? defaultsHc : spec.healthCheck;
+    Routing routing = spec == null ? null : spec.routing;
+    RoutingPolicy policy =
+        routing == null || routing.policy == null ? RoutingPolicy.RoundRobin : routing.policy;
+    AdaptiveRouting ar =
+        routing == null || routing.adaptive == null ? defaultsAr : routing.adaptive;
+
+    int unhealthy =
+        policy == RoutingPolicy.Adaptive
+            ? or(ar.ejectAfterFailures, defaultsAr.ejectAfterFailures)
+            : or(hc.unhealthyThreshold, defaultsHc.unhealthyThreshold);
+    long recover = or(ar.recoverAfterMillis, defaultsAr.recoverAfterMillis);
+    return new HealthPolicy(
+        policy,
+        hc.enabled == null ? true : hc.enabled,
+        hc.path == null ? defaultsHc.path : hc.path,
+        or(hc.intervalMillis, defaultsHc.intervalMillis),
+        or(hc.timeoutMillis, defaultsHc.timeoutMillis),
+        unhealthy,
+        or(hc.healthyThreshold, defaultsHc.healthyThreshold),
+        or(ar.baselineLatencyMillis, defaultsAr.baselineLatencyMillis),
+        ar.degradedLatencyFactor == null
+            ? defaultsAr.degradedLatencyFactor
+            : ar.degradedLatencyFactor,
+        ar.errorRateThreshold == null ? defaultsAr.errorRateThreshold : ar.errorRateThreshold,
+        ar.minWeight == null ? defaultsAr.minWeight : ar.minWeight,
+        recover,
+        Math.min(recover, MAX_DEFAULT_SLOW_START_MILLIS),
+        DEFAULT_LATENCY_WINDOW,
+        DEFAULT_LATENCY_ALPHA,
+        DEFAULT_ERROR_ALPHA);
+  }
+
+  private static int or(Integer value, int fallback) {
+    return value == null ? fallback : value;
+  }
+
+  /**
+   * True for the Adaptive policy: weights carry the latency and error penalties. RoundRobin keeps
+   * equal shares: a Healthy or Degraded member weighs 1.0 (times the slow-start ramp), because
+   * round-robin promises a deterministic equal split; Degraded shows in status only there.
+   */
+  public boolean weighted() {
+    return routingPolicy == RoutingPolicy.Adaptive;
+  }
+
+  /** p95 latency above this makes a member Degraded: factor x baseline. */
+  public double degradedLatencyLimitMillis() {
+    return degradedLatencyFactor * baselineLatencyMillis;
+  }
+
+  /**
+   * Expected time from a member's death to its ejection: interval x unhealthy threshold (a dead
+   * member fails fast; a hanging one adds up to one timeout). The seed's 200 ms x 1 = 200 ms.
+   */
+  public long detectionMillis() {
+    return intervalMillis * unhealthyThreshold;
+  }
+
+  public HealthPolicy withIntervalMillis(long interval, long timeout) {
+    return new HealthPolicy(
+        routingPolicy,
+        activeChecks,
+        path,
+        interval,
+        timeout,
+        unhealthyThreshold,
+        healthyThreshold,
+        baselineLatencyMillis,
+        degradedLatencyFactor,
+        errorRateThreshold,
+        minWeight,
+        recoverAfterMillis,
+        slowStartMillis,
+        latencyWindow,
+        latencyAlpha,
+        errorAlpha);
+  }
+
+  public HealthPolicy withThresholds(int unhealthy, int healthy) {
+    return new HealthPolicy(
+        routingPolicy,
+        activeChecks,
+        path,
+        intervalMillis,
+        timeoutMillis,
+        unhealthy,
+        healthy,
+        baselineLatencyMillis,
+        degradedLatencyFactor,
+        errorRateThreshold,
+        minWeight,
+        recoverAfterMillis,
+        slowStartMillis,
+        latencyWindow,
+        latencyAlpha,
+        errorAlpha);
+  }
+
+  public HealthPolicy withRecovery(long recoverAfter, long slowStart) {
+    return new HealthPolicy(
+        routingPolicy,
+        activeChecks,
+        path,
+        intervalMillis,
+        timeoutMillis,
+        unhealthyThreshold,
+        healthyThreshold,
+        baselineLatencyMillis,
+        degradedLatencyFactor,
+        errorRateThreshold,
+        minWeight,
+        recoverAfter,
+        slowStart,
+        latencyWindow,
+        latencyAlpha,
+        errorAlpha);
+  }
+}

@@ -1,0 +1,100 @@
+package dev.replicapool.operator.metrics;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.operator.health.Transition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The operator's Prometheus metrics: probes, state transitions, reconcile time, members by state.
+ */
+public final class OperatorMetrics {
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Timer reconcile =
+      Timer.builder("replicapool.reconcile")
+          .description("Time spent reconciling one ReplicaPool")
+          .publishPercentiles(0.5, 0.99)
+          .register(registry);
+  private final Map<String, Map<MemberState, AtomicInteger>> members = new ConcurrentHashMap<>();
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Prometheus text format. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  public void reconcileDuration(long nanos) {
+    reconcile.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  public void probe(String pool, boolean success) {
+    Counter.builder("replicapool.probes")
+        .description("Active health probes by result")
+        .tag("pool", pool)
+        .tag("result", success ? "success" : "failure")
+        .register(registry)
+        .increment();
+  }
+
+  public void transition(String pool, Transition t) {
+    Counter.builder("replicapool.member.transitions")
+        .description("Member state changes")
+        .tag("pool", pool)
+        .tag("from", String.valueOf(t.from()))
+        .tag("to", String.valueOf(t.to()))
+        .register(registry)
+        .increment();
+  }
+
+  /** Sets the members-by-state gauges of a pool from its current members. */
+  public void members(String pool, Collection<? extends HasState> current) {
+    Map<MemberState, AtomicInteger> gauges =
+        members.computeIfAbsent(
+            pool,
+            p -> {
+              Map<MemberState, AtomicInteger> m = new EnumMap<>(MemberState.class);
+              for (MemberState s : MemberState.values()) {
+                AtomicInteger value = new AtomicInteger();
+                Gauge.builder("replicapool.members", value, AtomicInteger::get)
+                    .description("Members by state")
+                    .tag("pool", p)
+                    .tag("state", s.name())
+                    .register(registry);
+                m.put(s, value);
+              }
+              return m;
+            });
+    Map<MemberState, Integer> counts = new EnumMap<>(MemberState.class);
+    for (HasState h : current) {
+      counts.merge(h.state(), 1, Integer::sum);
+    }
+    gauges.forEach((s, v) -> v.set(counts.getOrDefault(s, 0)));
+  }
+
+  /** Drops a deleted pool's series. */
+  public void forget(String pool) {
+    members.remove(pool);
+    registry.getMeters().stream()
+        .filter(m -> pool.equals(m.getId().getTag("pool")))
+        .toList()
+        .forEach(registry::remove);
+  }
+
+  /** Anything that has a member state. */
+  public interface HasState {
+    MemberState state();
+  }
+}

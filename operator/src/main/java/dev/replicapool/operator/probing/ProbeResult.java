@@ -1,0 +1,25 @@
+package dev.replicapool.operator.probing;
+
+import java.time.Instant;
+
+/**
+ * The outcome of one probe.
+ *
+ * @param success a 2xx that arrived, body included, within the timeout
+ * @param latencyMillis from the start of the probe (connection included) to its end or timeout
+ * @param statusCode the HTTP status, or -1 when no response arrived
+ * @param error null on success; else why: "HTTP 500", "timeout after 100ms", "Connection refused:
+ *     ..."
+ * @param at wall-clock time the result was known
+ */
+public record ProbeResult(
+    MemberKey key, boolean success, long latencyMillis, int statusCode, String error, Instant at) {
+
+  public String pool() {
+    return key.pool();
+  }
+
+  public String address() {
+    return key.address();
+  }
+}

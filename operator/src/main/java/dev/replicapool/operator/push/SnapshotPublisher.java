@@ -1,0 +1,89 @@
+package dev.replicapool.operator.push;
+
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.controlplane.ControlPlaneServer;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns a pool's members into a versioned {@link PoolSnapshot} and sends it to the data planes,
+ * only when something a data plane acts on changed. Versions come from the server, which keeps them
+ * growing across operator restarts.
+ */
+public final class SnapshotPublisher {
+  private final ControlPlaneServer server;
+  private final Map<String, PoolSnapshot> lastSent = new ConcurrentHashMap<>();
+
+  public SnapshotPublisher(ControlPlaneServer server) {
+    this.server = server;
+  }
+
+  /** Sends the pool's snapshot if it differs from the last one sent; returns its version. */
+  public synchronized long publish(
+      String pool, ReplicaPoolSpec spec, List<MemberSnapshot> members, TlsMaterial tls) {
+    PoolSnapshot previous = lastSent.get(pool);
+    PoolSnapshot candidate =
+        build(pool, previous == null ? 0 : previous.version(), spec, members, tls);
+    if (previous != null && sameContent(previous, candidate)) {
+      return previous.version();
+    }
+    PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls);
+    lastSent.put(pool, snapshot);
+    server.publish(snapshot);
+    return snapshot.version();
+  }
+
+  /** The version last sent for a pool, 0 when none. */
+  public long version(String pool) {
+    PoolSnapshot s = lastSent.get(pool);
+    return s == null ? 0 : s.version();
+  }
+
+  public synchronized void remove(String pool) {
+    if (lastSent.remove(pool) != null) {
+      server.remove(pool);
+    }
+  }
+
+  static PoolSnapshot build(
+      String pool,
+      long version,
+      ReplicaPoolSpec spec,
+      List<MemberSnapshot> members,
+      TlsMaterial tls) {
+    var routing = spec.routing;
+    return new PoolSnapshot(
+        pool,
+        version,
+        routing == null || routing.policy == null ? RoutingPolicy.RoundRobin : routing.policy,
+        routing == null ? null : routing.adaptive,
+        routing == null ? null : routing.outlierDetection,
+        routing == null ? null : routing.retry,
+        spec.route == null || spec.route.hosts == null ? List.of() : List.copyOf(spec.route.hosts),
+        spec.route == null ? null : spec.route.port,
+        tls,
+        List.copyOf(members));
+  }
+
+  private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
+    return a.policy() == b.policy()
+        && Objects.equals(json(a.adaptive()), json(b.adaptive()))
+        && Objects.equals(json(a.outlierDetection()), json(b.outlierDetection()))
+        && Objects.equals(json(a.retry()), json(b.retry()))
+        && Objects.equals(a.hosts(), b.hosts())
+        && Objects.equals(a.port(), b.port())
+        && Objects.equals(a.tls(), b.tls())
+        && Objects.equals(a.members(), b.members());
+  }
+
+  /** The spec classes have no equals; compare what would go on the wire. */
+  private static String json(Object o) {
+    return o == null ? null : io.fabric8.kubernetes.client.utils.Serialization.asJson(o);
+  }
+}

@@ -1,0 +1,150 @@
+package dev.replicapool.operator.reconciler;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.operator.discovery.Member;
+import dev.replicapool.operator.health.HealthPolicy;
+import dev.replicapool.operator.health.MemberHealth;
+import dev.replicapool.operator.health.Transition;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the operator knows of one pool between reconciles: its members with their health models.
+ * Probe results arrive on the prober's event loop while reconciles run on JOSDK's threads, so every
+ * access is synchronized on the instance.
+ */
+final class PoolState {
+  /** One member and its health model. */
+  record Tracked(Member member, MemberHealth health) {}
+
+  /** What changed when the member set was synchronized with discovery. */
+  record SyncResult(List<Member> added, List<Member> removed) {}
+
+  /** A member's state change, kept until the next reconcile reports it. */
+  record MemberTransition(String address, Transition transition) {}
+
+  final String key;
+  private final Clock clock;
+  private ReplicaPoolSpec spec;
+  private HealthPolicy policy;
+  private TlsMaterial tls;
+  private final Map<String, Tracked> members = new TreeMap<>();
+  private final List<MemberTransition> pending = new ArrayList<>();
+
+  PoolState(String key, Clock clock) {
+    this.key = key;
+    this.clock = clock;
+  }
+
+  synchronized ReplicaPoolSpec spec() {
+    return spec;
+  }
+
+  synchronized HealthPolicy policy() {
+    return policy;
+  }
+
+  synchronized TlsMaterial tls() {
+    return tls;
+  }
+
+  synchronized void setTls(TlsMaterial tls) {
+    this.tls = tls;
+  }
+
+  /**
+   * Makes the tracked members those discovery found. A new health policy (the spec's health or
+   * routing parameters changed) starts every member's model afresh; members that stay keep their
+   * history otherwise.
+   */
+  synchronized SyncResult sync(ReplicaPoolSpec newSpec, List<Member> discovered) {
+    HealthPolicy newPolicy = HealthPolicy.from(newSpec);
+    boolean policyChanged = policy != null && !policy.equals(newPolicy);
+    this.spec = newSpec;
+    this.policy = newPolicy;
+    List<Member> added = new ArrayList<>();
+    List<Member> removed = new ArrayList<>();
+    Map<String, Member> wanted = new TreeMap<>();
+    discovered.forEach(m -> wanted.put(m.address(), m));
+    for (var it = members.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      if (!wanted.containsKey(e.getKey())) {
+        removed.add(e.getValue().member());
+        it.remove();
+      }
+    }
+    for (Member m : wanted.values()) {
+      Tracked old = members.get(m.address());
+      MemberHealth health =
+          old == null || policyChanged ? new MemberHealth(newPolicy, clock) : old.health();
+      if (old == null) {
+        added.add(m);
+      }
+      if (m.draining()) {
+        health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+      }
+      if (m.selfReportedHealthy() != null) {
+        health
+            .onSelfReported(m.selfReportedHealthy())
+            .ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+      }
+      members.put(m.address(), new Tracked(m, health));
+    }
+    if (policyChanged) {
+      // Probing restarts with the new parameters for every member.
+      added.clear();
+      added.addAll(wanted.values());
+    }
+    return new SyncResult(added, removed);
+  }
+
+  /** Feeds a probe result to the member's model; empty when the member is gone or unchanged. */
+  synchronized Optional<Transition> onProbe(String address, boolean success, long latencyMillis) {
+    Tracked t = members.get(address);
+    if (t == null) {
+      return Optional.empty();
+    }
+    Optional<Transition> transition = t.health().onProbe(success, latencyMillis);
+    transition.ifPresent(tr -> pending.add(new MemberTransition(address, tr)));
+    return transition;
+  }
+
+  /** The state changes since the last call, oldest first. */
+  synchronized List<MemberTransition> drainTransitions() {
+    List<MemberTransition> out = List.copyOf(pending);
+    pending.clear();
+    return out;
+  }
+
+  synchronized boolean has(String address) {
+    return members.containsKey(address);
+  }
+
+  synchronized List<Tracked> members() {
+    return List.copyOf(members.values());
+  }
+
+  /** The member set as the data planes get it: routable members carry their weight, others 0. */
+  synchronized List<MemberSnapshot> memberSnapshots() {
+    List<MemberSnapshot> out = new ArrayList<>(members.size());
+    for (Tracked t : members.values()) {
+      var h = t.health().snapshot();
+      double weight = h.routable() ? round(h.weight()) : 0.0;
+      MemberState state = h.state();
+      out.add(new MemberSnapshot(t.member().host(), t.member().port(), weight, state));
+    }
+    return out;
+  }
+
+  /** Weights travel rounded to 0.01, so small score drifts do not cause a push each probe. */
+  static double round(double weight) {
+    return Math.round(weight * 100) / 100.0;
+  }
+}

@@ -1,0 +1,103 @@
+package dev.replicapool.operator.status;
+
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes Kubernetes Events about a pool, rate-limited per pool so that a flapping member cannot
+ * flood the API server: a token bucket of {@code burst} events refilled at one per {@code
+ * refillMillis}. Failures to write an Event are logged, never thrown.
+ */
+public final class EventRecorder {
+  private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
+  private static final String COMPONENT = "replicapool-operator";
+
+  private final KubernetesClient client;
+  private final LongSupplier clock;
+  private final int burst;
+  private final long refillMillis;
+  private final Map<String, double[]> buckets = new ConcurrentHashMap<>();
+
+  public EventRecorder(KubernetesClient client, LongSupplier clock, int burst, long refillMillis) {
+    this.client = client;
+    this.clock = clock;
+    this.burst = burst;
+    this.refillMillis = refillMillis;
+  }
+
+  public void normal(ReplicaPool pool, String reason, String message) {
+    record(pool, "Normal", reason, message);
+  }
+
+  public void warning(ReplicaPool pool, String reason, String message) {
+    record(pool, "Warning", reason, message);
+  }
+
+  private void record(ReplicaPool pool, String type, String reason, String message) {
+    String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
+    if (!take(key)) {
+      log.debug("event rate limit for {}: dropped {} {}", key, reason, message);
+      return;
+    }
+    String now = DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(clock.getAsLong()));
+    var event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withName(
+                pool.getMetadata().getName() + "." + UUID.randomUUID().toString().substring(0, 13))
+            .withNamespace(pool.getMetadata().getNamespace())
+            .endMetadata()
+            .withNewInvolvedObject()
+            .withApiVersion(pool.getApiVersion())
+            .withKind(pool.getKind())
+            .withName(pool.getMetadata().getName())
+            .withNamespace(pool.getMetadata().getNamespace())
+            .withUid(pool.getMetadata().getUid())
+            .withResourceVersion(pool.getMetadata().getResourceVersion())
+            .endInvolvedObject()
+            .withType(type)
+            .withReason(reason)
+            .withMessage(message.length() > 1024 ? message.substring(0, 1024) : message)
+            .withFirstTimestamp(now)
+            .withLastTimestamp(now)
+            .withEventTime(new MicroTime(now))
+            .withCount(1)
+            .withAction(reason)
+            .withReportingComponent(COMPONENT)
+            .withReportingInstance(COMPONENT)
+            .withNewSource()
+            .withComponent(COMPONENT)
+            .endSource()
+            .build();
+    try {
+      client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
+    } catch (RuntimeException e) {
+      log.warn("could not record event {} for {}: {}", reason, key, e.getMessage());
+    }
+  }
+
+  private boolean take(String key) {
+    long now = clock.getAsLong();
+    double[] bucket = buckets.computeIfAbsent(key, k -> new double[] {burst, now});
+    synchronized (bucket) {
+      double tokens = Math.min(burst, bucket[0] + (now - bucket[1]) / (double) refillMillis);
+      bucket[1] = now;
+      if (tokens < 1) {
+        bucket[0] = tokens;
+        return false;
+      }
+      bucket[0] = tokens - 1;
+      return true;
+    }
+  }
+}

@@ -1,0 +1,209 @@
+package dev.replicapool.operator.status;
+
+import dev.replicapool.api.v1alpha1.EndpointStatus;
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
+import dev.replicapool.operator.discovery.Member;
+import dev.replicapool.operator.health.CapacityPlanner;
+import dev.replicapool.operator.health.HealthPolicy;
+import dev.replicapool.operator.health.HealthSnapshot;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Builds a pool's status fresh from what was observed. Pure: the same observations give an equal
+ * status, so the reconciler can skip the write when nothing changed.
+ */
+public final class StatusBuilder {
+  private StatusBuilder() {}
+
+  /** One member with its health. */
+  public record Row(Member member, HealthSnapshot health) {}
+
+  /**
+   * How the data planes stand for this pool.
+   *
+   * @param total data planes connected
+   * @param atLatest data planes that applied {@code version}
+   * @param nacks reasons of data planes that refused it
+   */
+  public record DataPlaneSync(int total, int atLatest, long version, List<String> nacks) {}
+
+  /** Everything a status is made of. */
+  public record Observation(
+      ReplicaPool pool,
+      HealthPolicy policy,
+      List<Row> rows,
+      List<String> configurationProblems,
+      String noMembersReason,
+      DataPlaneSync sync,
+      long snapshotVersion,
+      Instant now) {}
+
+  public static ReplicaPoolStatus build(Observation o) {
+    ReplicaPool pool = o.pool();
+    long generation =
+        pool.getMetadata().getGeneration() == null ? 0 : pool.getMetadata().getGeneration();
+    String now = o.now().toString();
+    ReplicaPoolStatus status = new ReplicaPoolStatus();
+    status.observedGeneration = generation;
+    status.snapshotVersion = o.snapshotVersion() == 0 ? null : o.snapshotVersion();
+
+    int registered = o.rows().size();
+    int routable = (int) o.rows().stream().filter(r -> r.health().routable()).count();
+    status.registered = registered;
+    status.routable = routable;
+    for (Row r : o.rows()) {
+      EndpointStatus row = new EndpointStatus();
+      row.address = r.member().address();
+      row.source = r.member().source();
+      row.name = r.member().name();
+      r.health().applyTo(row);
+      row.weight = Math.round(row.weight * 100) / 100.0;
+      if (r.member().leaseExpiresAtMillis() != null) {
+        // Second precision: a renewal every few hundred ms must not rewrite the status each time.
+        row.leaseExpiresAt =
+            Instant.ofEpochMilli(r.member().leaseExpiresAtMillis())
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                .toString();
+      }
+      status.endpoints.add(row);
+    }
+
+    List<Condition> conditions = new ArrayList<>();
+    conditions.add(ready(o, registered, routable, generation, now));
+    conditions.add(degraded(o, generation, now));
+    conditions.add(synced(o, generation, now));
+    if (pool.getSpec().capacity != null) {
+      var plan =
+          CapacityPlanner.plan(
+              pool.getSpec().capacity,
+              routable,
+              registered,
+              o.policy().activeChecks() ? o.policy().intervalMillis() : 0,
+              o.policy().detectionMillis());
+      status.capacity = plan.status();
+      conditions.add(
+          Conditions.of(
+              Conditions.CAPACITY_AT_RISK,
+              plan.atRisk(),
+              plan.atRisk() ? "OneFailureAboveTarget" : "OneFailureWithinTarget",
+              plan.message(),
+              generation,
+              now));
+    }
+    conditions.add(
+        o.configurationProblems().isEmpty()
+            ? Conditions.of(
+                Conditions.CONFIGURATION_VALID,
+                true,
+                "Valid",
+                "the operator can use this configuration",
+                generation,
+                now)
+            : Conditions.of(
+                Conditions.CONFIGURATION_VALID,
+                false,
+                "Invalid",
+                String.join("; ", o.configurationProblems()),
+                generation,
+                now));
+    List<Condition> old = pool.getStatus() == null ? List.of() : pool.getStatus().conditions;
+    status.conditions = Conditions.carryTransitionTimes(old, conditions);
+    return status;
+  }
+
+  private static Condition ready(
+      Observation o, int registered, int routable, long generation, String now) {
+    if (routable > 0) {
+      return Conditions.of(
+          Conditions.READY,
+          true,
+          "EndpointsRoutable",
+          routable + " of " + registered + " members routable",
+          generation,
+          now);
+    }
+    String message =
+        registered == 0
+            ? (o.noMembersReason() == null ? "no members" : o.noMembersReason())
+            : "none of " + registered + " members is routable";
+    return Conditions.of(
+        Conditions.READY,
+        false,
+        registered == 0 ? "NoMembers" : "NoRoutableEndpoints",
+        message,
+        generation,
+        now);
+  }
+
+  private static Condition degraded(Observation o, long generation, String now) {
+    List<Row> sick =
+        o.rows().stream().filter(r -> r.health().state() != MemberState.Healthy).toList();
+    if (sick.isEmpty()) {
+      return Conditions.of(
+          Conditions.DEGRADED,
+          false,
+          "AllEndpointsHealthy",
+          "all members healthy",
+          generation,
+          now);
+    }
+    boolean anyUnhealthy = sick.stream().anyMatch(r -> r.health().state() == MemberState.Unhealthy);
+    String message =
+        sick.stream()
+            .map(
+                r ->
+                    r.member().address()
+                        + " "
+                        + r.health().state()
+                        + (r.health().reason() == null ? "" : ": " + r.health().reason()))
+            .collect(Collectors.joining("; "));
+    return Conditions.of(
+        Conditions.DEGRADED,
+        true,
+        anyUnhealthy ? "EndpointUnhealthy" : "EndpointDegraded",
+        message,
+        generation,
+        now);
+  }
+
+  private static Condition synced(Observation o, long generation, String now) {
+    DataPlaneSync s = o.sync();
+    if (s == null || s.total() == 0) {
+      return Conditions.unknown(
+          Conditions.DATA_PLANE_SYNCED,
+          "NoDataPlanes",
+          "no data plane is connected",
+          generation,
+          now);
+    }
+    if (!s.nacks().isEmpty()) {
+      return Conditions.of(
+          Conditions.DATA_PLANE_SYNCED,
+          false,
+          "Rejected",
+          s.nacks().size()
+              + " of "
+              + s.total()
+              + " data planes rejected version "
+              + s.version()
+              + ": "
+              + String.join("; ", s.nacks()),
+          generation,
+          now);
+    }
+    boolean all = s.atLatest() == s.total();
+    return Conditions.of(
+        Conditions.DATA_PLANE_SYNCED,
+        all,
+        all ? "Applied" : "Pending",
+        s.atLatest() + "/" + s.total() + " data planes applied version " + s.version(),
+        generation,
+        now);
+  }
+}

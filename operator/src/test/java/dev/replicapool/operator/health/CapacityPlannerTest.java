@@ -1,0 +1,108 @@
+package dev.replicapool.operator.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.Capacity;
+import dev.replicapool.api.v1alpha1.CapacityStatus;
+import org.junit.jupiter.api.Test;
+
+class CapacityPlannerTest {
+
+  private static Capacity seed() {
+    Capacity c = new Capacity();
+    c.peakRequestsPerSecond = 513.89;
+    c.perReplicaRequestsPerSecond = 400.0;
+    c.targetUtilization = 0.5;
+    return c;
+  }
+
+  @Test
+  void seedWithThreeReplicasIsAtRisk() {
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 3, 200, 200);
+    CapacityStatus s = plan.status();
+    assertThat(s.minReplicas).isEqualTo(3);
+    assertThat(s.safeRequestsPerSecondPerReplica).isEqualTo(200.0);
+    assertThat(s.perReplicaRequestsPerSecond).isEqualTo(171.30);
+    assertThat(s.utilization).isEqualTo(0.428);
+    assertThat(s.perReplicaRequestsPerSecondAfterOneFailure).isEqualTo(256.94);
+    assertThat(s.utilizationAfterOneFailure).isEqualTo(0.642);
+    assertThat(s.healthCheckRequestsPerSecond).isEqualTo(15.0);
+    assertThat(s.droppedRequestsPerFailure).isEqualTo(34.26);
+    assertThat(plan.atRisk()).isTrue();
+    assertThat(plan.message()).isEqualTo("one more failure puts utilization at 0.642 > 0.5");
+  }
+
+  @Test
+  void seedWithFourReplicasSurvivesOneFailure() {
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 4, 200, 200);
+    CapacityStatus s = plan.status();
+    assertThat(s.minReplicas).isEqualTo(3);
+    assertThat(s.perReplicaRequestsPerSecond).isEqualTo(128.47);
+    assertThat(s.utilization).isEqualTo(0.321);
+    assertThat(s.perReplicaRequestsPerSecondAfterOneFailure).isEqualTo(171.30);
+    assertThat(s.utilizationAfterOneFailure).isEqualTo(0.428);
+    assertThat(s.healthCheckRequestsPerSecond).isEqualTo(20.0);
+    assertThat(plan.atRisk()).isFalse();
+    assertThat(plan.message()).isEqualTo("one more failure keeps utilization at 0.428 <= 0.5");
+  }
+
+  @Test
+  void droppedRequestsScaleWithDetectionTime() {
+    // Seed: 10 minutes of manual recovery instead of a 200 ms check.
+    CapacityStatus s = CapacityPlanner.plan(seed(), 3, 200, 600_000).status();
+    assertThat(s.droppedRequestsPerFailure).isEqualTo(102_778.0);
+  }
+
+  @Test
+  void belowMinimumIsAtRiskAlready() {
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 2, 200, 200);
+    assertThat(plan.status().utilization).isEqualTo(0.642);
+    assertThat(plan.atRisk()).isTrue();
+    assertThat(plan.message())
+        .isEqualTo("utilization 0.642 > 0.5 already with 2 routable; 3 needed at peak");
+  }
+
+  @Test
+  void oneMemberLeavesNothingAfterAFailure() {
+    Capacity c = seed();
+    c.peakRequestsPerSecond = 100.0;
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(c, 1, 200, 200);
+    assertThat(plan.status().minReplicas).isEqualTo(1);
+    assertThat(plan.status().utilization).isEqualTo(0.25);
+    assertThat(plan.status().perReplicaRequestsPerSecondAfterOneFailure).isNull();
+    assertThat(plan.status().utilizationAfterOneFailure).isNull();
+    assertThat(plan.atRisk()).isTrue();
+    assertThat(plan.message()).isEqualTo("one more failure leaves no routable member");
+  }
+
+  @Test
+  void noRoutableMemberCountsTheMinimumWithoutDividingByZero() {
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 0, 200, 200);
+    assertThat(plan.status().perReplicaRequestsPerSecond).isEqualTo(171.30);
+    assertThat(plan.status().healthCheckRequestsPerSecond).isEqualTo(0.0);
+    assertThat(plan.atRisk()).isTrue();
+    assertThat(plan.message()).isEqualTo("no routable member; 3 needed at peak");
+  }
+
+  @Test
+  void exactMultipleDoesNotRoundUp() {
+    Capacity c = seed();
+    c.peakRequestsPerSecond = 600.0;
+    assertThat(CapacityPlanner.plan(c, 4, 1000, 1000).status().minReplicas).isEqualTo(3);
+  }
+
+  @Test
+  void healthCheckOffCostsNothing() {
+    assertThat(CapacityPlanner.plan(seed(), 3, 0, 0).status().healthCheckRequestsPerSecond)
+        .isEqualTo(0.0);
+  }
+
+  @Test
+  void zeroPeakIsNeverAtRisk() {
+    Capacity c = seed();
+    c.peakRequestsPerSecond = 0.0;
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(c, 1, 1000, 1000);
+    assertThat(plan.atRisk()).isFalse();
+    assertThat(plan.status().minReplicas).isEqualTo(1);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.replicapool.operator.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.operator.OperatorConfig;
+import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.Kubectl;
+import dev.replicapool.testing.LocalKubeApiServer;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A real API server with the CRD installed, a namespace, and an operator running in-process. */
+final class OperatorHarness implements AutoCloseable {
+  final LocalKubeApiServer apiServer = LocalKubeApiServer.get();
+  final KubernetesClient client = apiServer.newClient();
+  final Kubectl kubectl = new Kubectl(apiServer.kubeConfigFile());
+  final String namespace;
+  final ReplicaPoolOperator operator;
+  final List<AutoCloseable> closeables = new ArrayList<>();
+
+  OperatorHarness(String testName) {
+    Kubectl.Result crd = kubectl.run("apply", "--server-side", "-f", "../crds/");
+    assertThat(crd.exitCode()).as(crd.output()).isZero();
+    Kubectl.Result established =
+        kubectl.run(
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/replicapools.replicapool.dev");
+    assertThat(established.exitCode()).as(established.output()).isZero();
+    namespace = apiServer.createNamespace(client, testName);
+    operator =
+        ReplicaPoolOperator.start(
+            client, OperatorConfig.local("test-token").withNamespaces(java.util.Set.of(namespace)));
+  }
+
+  Resource<ReplicaPool> pool(String name) {
+    return client.resources(ReplicaPool.class).inNamespace(namespace).withName(name);
+  }
+
+  static String condition(ReplicaPool pool, String type) {
+    if (pool == null || pool.getStatus() == null) {
+      return null;
+    }
+    return pool.getStatus().conditions.stream()
+        .filter(c -> type.equals(c.getType()))
+        .map(Condition::getStatus)
+        .findFirst()
+        .orElse(null);
+  }
+
+  static String conditionMessage(ReplicaPool pool, String type) {
+    if (pool == null || pool.getStatus() == null) {
+      return null;
+    }
+    return pool.getStatus().conditions.stream()
+        .filter(c -> type.equals(c.getType()))
+        .map(Condition::getMessage)
+        .findFirst()
+        .orElse(null);
+  }
+
+  <T extends AutoCloseable> T closeLater(T c) {
+    closeables.add(c);
+    return c;
+  }
+
+  @Override
+  public void close() {
+    for (AutoCloseable c : closeables) {
+      try {
+        c.close();
+      } catch (Exception ignored) {
+        // best effort
+      }
+    }
+    operator.close();
+    client.close();
+  }
+}
