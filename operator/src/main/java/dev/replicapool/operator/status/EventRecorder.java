@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +23,8 @@ import org.slf4j.LoggerFactory;
 public final class EventRecorder {
   private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
   private static final String COMPONENT = "replicapool-operator";
+  private static final DateTimeFormatter MICRO_TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private final KubernetesClient client;
   private final LongSupplier clock;
@@ -49,7 +53,10 @@ public final class EventRecorder {
       log.debug("event rate limit for {}: dropped {} {}", key, reason, message);
       return;
     }
-    String now = DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochMilli(clock.getAsLong()));
+    Instant at = Instant.ofEpochMilli(clock.getAsLong());
+    // metav1.Time has second precision, metav1.MicroTime exactly six fractional digits.
+    String now = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));
+    String micro = MICRO_TIME.format(at);
     var event =
         new EventBuilder()
             .withNewMetadata()
@@ -70,7 +77,7 @@ public final class EventRecorder {
             .withMessage(message.length() > 1024 ? message.substring(0, 1024) : message)
             .withFirstTimestamp(now)
             .withLastTimestamp(now)
-            .withEventTime(new MicroTime(now))
+            .withEventTime(new MicroTime(micro))
             .withCount(1)
             .withAction(reason)
             .withReportingComponent(COMPONENT)
