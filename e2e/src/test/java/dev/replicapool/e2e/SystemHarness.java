@@ -1,0 +1,197 @@
+package dev.replicapool.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.dataplane.DataPlane;
+import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.operator.OperatorConfig;
+import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.Kubectl;
+import dev.replicapool.testing.LocalKubeApiServer;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole system on one machine: real kube-apiserver, the operator and a data plane in this JVM
+ * (as the local run has them), replicas as separate processes.
+ */
+final class SystemHarness implements AutoCloseable {
+  static final String TOKEN = "e2e-token";
+
+  final LocalKubeApiServer apiServer = LocalKubeApiServer.get();
+  final KubernetesClient client = apiServer.newClient();
+  final Kubectl kubectl = new Kubectl(apiServer.kubeConfigFile());
+  final String namespace;
+  ReplicaPoolOperator operator;
+  final Vertx vertx = Vertx.vertx();
+  final DataPlane dataPlane;
+  final HttpClient http;
+  final List<AutoCloseable> closeables = new ArrayList<>();
+  private int operatorPort;
+
+  SystemHarness(String name) {
+    Kubectl.Result crd = kubectl.run("apply", "--server-side", "-f", "../crds/");
+    assertThat(crd.exitCode()).as(crd.output()).isZero();
+    Kubectl.Result established =
+        kubectl.run(
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/replicapools.replicapool.dev");
+    assertThat(established.exitCode()).as(established.output()).isZero();
+    namespace = apiServer.createNamespace(client, name);
+    startOperator(0);
+    dataPlane =
+        block(
+            DataPlane.start(
+                vertx,
+                new DataPlane.Config(
+                    ControlPlaneClient.Options.of("127.0.0.1", operatorPort, TOKEN, "dp-" + name)
+                        .withBackoff(50, 500),
+                    ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
+                    "127.0.0.1",
+                    0)));
+    // One keep-alive connection: S1 sends its requests one after another over it.
+    http =
+        vertx.createHttpClient(
+            new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(1));
+  }
+
+  /**
+   * Starts the operator; port 0 the first time, the same port again after {@link #stopOperator}.
+   */
+  void startOperator(int port) {
+    operator =
+        ReplicaPoolOperator.start(
+            client,
+            OperatorConfig.local(TOKEN).withNamespaces(Set.of(namespace)).withPorts(port, 0));
+    operatorPort = operator.controlPlanePort();
+  }
+
+  void stopOperator() {
+    operator.close();
+  }
+
+  int operatorPort() {
+    return operatorPort;
+  }
+
+  Resource<ReplicaPool> pool(String name) {
+    return client.resources(ReplicaPool.class).inNamespace(namespace).withName(name);
+  }
+
+  static String condition(ReplicaPool pool, String type) {
+    if (pool == null || pool.getStatus() == null) {
+      return null;
+    }
+    return pool.getStatus().conditions.stream()
+        .filter(c -> type.equals(c.getType()))
+        .map(Condition::getStatus)
+        .findFirst()
+        .orElse(null);
+  }
+
+  void awaitReadyAndSynced(String name) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              ReplicaPool p = pool(name).get();
+              assertThat(condition(p, "Ready")).isEqualTo("True");
+              assertThat(condition(p, "DataPlaneSynced")).isEqualTo("True");
+            });
+  }
+
+  /** Result of one request through the data plane. */
+  record Answer(int status, String replica) {}
+
+  Answer get(String host, String path) {
+    return block(
+        http.request(
+                new RequestOptions()
+                    .setMethod(HttpMethod.GET)
+                    .setHost("127.0.0.1")
+                    .setPort(dataPlane.trafficPort())
+                    .setURI(path)
+                    .putHeader("Host", host))
+            .compose(req -> req.send())
+            .compose(
+                resp ->
+                    resp.body()
+                        .map(b -> new Answer(resp.statusCode(), resp.getHeader("x-replica")))));
+  }
+
+  /** Sends n requests one after another; counts answers by replica, and failures under "!NNN". */
+  TreeMap<String, Integer> sequential(String host, int n) {
+    TreeMap<String, Integer> counts = new TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      Answer a = get(host, "/track/" + i);
+      String key = a.status() == 200 ? a.replica() : "!" + a.status();
+      counts.merge(key, 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  JsonObject dataPlaneStatus() {
+    return block(
+        http.request(
+                new RequestOptions()
+                    .setMethod(HttpMethod.GET)
+                    .setHost("127.0.0.1")
+                    .setPort(dataPlane.adminPort())
+                    .setURI("/status"))
+            .compose(req -> req.send())
+            .compose(resp -> resp.body())
+            .map(b -> b.toJsonObject()));
+  }
+
+  /** Waits for a Vert.x future from the test thread, at most 30 s. */
+  static <T> T block(io.vertx.core.Future<T> future) {
+    try {
+      return future.await(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no answer within 30 s", e);
+    }
+  }
+
+  <T extends AutoCloseable> T closeLater(T c) {
+    closeables.add(c);
+    return c;
+  }
+
+  @Override
+  public void close() {
+    for (AutoCloseable c : closeables) {
+      try {
+        c.close();
+      } catch (Exception ignored) {
+        // best effort
+      }
+    }
+    try {
+      block(dataPlane.stop());
+    } catch (Exception ignored) {
+      // best effort
+    }
+    operator.close();
+    vertx.close().await();
+    client.close();
+  }
+}

@@ -1,0 +1,352 @@
+package dev.replicapool.local;
+
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.dataplane.DataPlane;
+import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.operator.OperatorConfig;
+import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.LocalKubeApiServer;
+import dev.replicapool.testing.ReplicaProcess;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole system on one machine: a local kube-apiserver (or the cluster of --kubeconfig), the
+ * CRD, the operator, one data plane, sample replicas and the example pools. Ctrl-C stops all of it.
+ */
+public final class LocalRunMain {
+  static final String USAGE =
+      """
+      usage: scripts/run-local.sh [flags]
+        --kubeconfig FILE        run against this cluster instead of a local API server
+        --namespace NS           namespace of the example pools (default: default)
+        --traffic-port PORT      data-plane traffic port (default 8080)
+        --admin-port PORT        data-plane admin port (default 9901)
+        --operator-port PORT     operator control-plane port (default 18000)
+        --operator-admin PORT    operator /metrics /healthz /readyz (default 8090)
+      """;
+
+  static final List<String[]> STATIC_REPLICAS =
+      List.of(
+          new String[] {"k1", "18081"}, new String[] {"k2", "18082"}, new String[] {"k3", "18083"});
+  static final List<String[]> LEASE_REPLICAS =
+      List.of(new String[] {"r1", "18091"}, new String[] {"r2", "18092"});
+
+  private final List<AutoCloseable> running = new ArrayList<>();
+  private final long started = System.nanoTime();
+  private int step;
+
+  public static void main(String[] args) throws Exception {
+    // Our own logging setup, not that of a library jar on the class path: progress goes to the
+    // terminal, component logs to .local/replicapool.log.
+    System.setProperty("logback.configurationFile", "replicapool-local-logback.xml");
+    System.setProperty(
+        "logback.statusListenerClass", "ch.qos.logback.core.status.NopStatusListener");
+    Map<String, String> flags;
+    try {
+      flags = Flags.parse(args, USAGE);
+    } catch (IllegalArgumentException e) {
+      System.err.println("run-local: " + e.getMessage());
+      System.err.print(USAGE);
+      System.exit(2);
+      return;
+    }
+    LocalRunMain run = new LocalRunMain();
+    CountDownLatch stop = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  System.out.println("\nstopping everything this run started ...");
+                  run.stopAll();
+                  stop.countDown();
+                },
+                "local-run-stop"));
+    try {
+      run.start(flags);
+    } catch (Failure e) {
+      System.err.println("\nrun-local FAILED at step " + run.step + ": " + e.getMessage());
+      System.err.println("what to do: " + e.advice);
+      System.exit(1);
+    }
+    stop.await();
+  }
+
+  /** A failed step: what failed, and what the user can do about it. */
+  static final class Failure extends RuntimeException {
+    final String advice;
+
+    Failure(String message, String advice, Throwable cause) {
+      super(message, cause);
+      this.advice = advice;
+    }
+  }
+
+  void start(Map<String, String> flags) throws Exception {
+    String namespace = flags.getOrDefault("namespace", "default");
+    int trafficPort = port(flags, "traffic-port", 8080);
+    int adminPort = port(flags, "admin-port", 9901);
+    int operatorPort = port(flags, "operator-port", 18000);
+    int operatorAdmin = port(flags, "operator-admin", 8090);
+    Path stateDir = Path.of(".local");
+    Files.createDirectories(stateDir);
+
+    for (int p : List.of(trafficPort, adminPort, operatorPort, operatorAdmin, 18080)) {
+      requireFree(p);
+    }
+    for (String[] r : STATIC_REPLICAS) {
+      requireFree(Integer.parseInt(r[1]));
+    }
+    for (String[] r : LEASE_REPLICAS) {
+      requireFree(Integer.parseInt(r[1]));
+    }
+
+    KubernetesClient client;
+    Path kubeconfig;
+    if (flags.containsKey("kubeconfig")) {
+      kubeconfig = Path.of(flags.get("kubeconfig")).toAbsolutePath();
+      progress("connecting to the cluster of " + kubeconfig);
+      client =
+          new KubernetesClientBuilder()
+              .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+              .build();
+    } else {
+      progress("starting a local kube-apiserver and etcd (kube-api-test)");
+      LocalKubeApiServer apiServer;
+      try {
+        apiServer = LocalKubeApiServer.get();
+      } catch (RuntimeException e) {
+        throw new Failure(
+            e.getMessage(),
+            "run scripts/provision-k8s.sh (it needs Go and the Debian package etcd-server)",
+            e);
+      }
+      kubeconfig = stateDir.resolve("kubeconfig").toAbsolutePath();
+      Files.writeString(kubeconfig, apiServer.kubeConfigYaml());
+      client = apiServer.newClient();
+    }
+    running.add(client);
+    done();
+
+    progress("installing the ReplicaPool CRD");
+    try (InputStream crd =
+        Files.newInputStream(findRepoFile("crds/replicapools.replicapool.dev-v1.yml"))) {
+      client.load(crd).serverSideApply();
+    }
+    client
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .withName("replicapools.replicapool.dev")
+        .waitUntilCondition(
+            c ->
+                c.getStatus() != null
+                    && c.getStatus().getConditions().stream()
+                        .anyMatch(
+                            x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())),
+            30,
+            TimeUnit.SECONDS);
+    done();
+
+    progress("starting the operator (control plane on 127.0.0.1:" + operatorPort + ")");
+    String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+    Files.writeString(stateDir.resolve("control-plane-token"), token);
+    ReplicaPoolOperator operator =
+        ReplicaPoolOperator.start(
+            client, OperatorConfig.local(token).withPorts(operatorPort, operatorAdmin));
+    running.add(0, operator);
+    done();
+
+    progress("starting the data plane (traffic on 127.0.0.1:" + trafficPort + ")");
+    Vertx vertx = Vertx.vertx();
+    DataPlane dataPlane =
+        DataPlane.start(
+                vertx,
+                new DataPlane.Config(
+                    ControlPlaneClient.Options.of("127.0.0.1", operatorPort, token, "local-dp"),
+                    ProxySettings.defaults().withListen("127.0.0.1", trafficPort, 0),
+                    "127.0.0.1",
+                    adminPort))
+            .await(30, TimeUnit.SECONDS);
+    running.add(
+        0,
+        () -> {
+          dataPlane.stop().await(10, TimeUnit.SECONDS);
+          vertx.close().await();
+        });
+    done();
+
+    progress("starting sample replicas k1-k3 and lease-registered r1-r2");
+    List<ReplicaProcess> replicas = new ArrayList<>();
+    for (String[] r : STATIC_REPLICAS) {
+      replicas.add(ReplicaProcess.start(r[0], "127.0.0.1", Integer.parseInt(r[1])));
+    }
+    for (String[] r : LEASE_REPLICAS) {
+      replicas.add(
+          ReplicaProcess.start(
+              r[0],
+              "127.0.0.1",
+              Integer.parseInt(r[1]),
+              "--register",
+              namespace + "/registry",
+              "--kubeconfig",
+              kubeconfig.toString()));
+    }
+    replicas.forEach(r -> running.add(0, r));
+    done();
+
+    progress("applying examples/local-pools.yaml");
+    String pools =
+        Files.readString(findRepoFile("examples/local-pools.yaml"))
+            .replace("namespace: default", "namespace: " + namespace);
+    List<HasMetadata> applied =
+        client.load(new java.io.ByteArrayInputStream(pools.getBytes())).serverSideApply();
+    done();
+
+    progress("waiting for every pool to be Ready");
+    for (HasMetadata pool : applied) {
+      client
+          .resources(ReplicaPool.class)
+          .inNamespace(namespace)
+          .withName(pool.getMetadata().getName())
+          .waitUntilCondition(
+              p ->
+                  p != null
+                      && p.getStatus() != null
+                      && p.getStatus().conditions.stream()
+                          .anyMatch(
+                              c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
+              60,
+              TimeUnit.SECONDS);
+    }
+    done();
+
+    printSummary(kubeconfig, namespace, trafficPort, adminPort, operatorAdmin, replicas);
+  }
+
+  private void printSummary(
+      Path kubeconfig,
+      String namespace,
+      int trafficPort,
+      int adminPort,
+      int operatorAdmin,
+      List<ReplicaProcess> replicas) {
+    String ns = "default".equals(namespace) ? "" : " -n " + namespace;
+    ReplicaProcess k2 = replicas.get(1);
+    System.out.printf(
+        """
+
+        ReplicaPool runs locally (ready in %.1f s). In another terminal:
+
+          export KUBECONFIG=%s
+          kubectl get rp%s
+          kubectl describe rp tracking%s
+          kubectl wait --for=condition=Ready rp/tracking%s
+          kubectl explain replicapool.spec.healthCheck
+
+        Send traffic through the data plane:
+          curl -si -H 'Host: tracking.local' http://127.0.0.1:%d/track/42     # round-robin over k1-k3
+          curl -si http://127.0.0.1:18080/track/42                            # adaptive pool, dedicated port
+          curl -si -H 'Host: registry.local' http://127.0.0.1:%d/track/42     # lease-registered r1, r2
+        Data plane admin:  http://127.0.0.1:%d/status   http://127.0.0.1:%d/metrics
+        Operator admin:    http://127.0.0.1:%d/metrics
+
+        Break something and watch `kubectl get rp -w`:
+          curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=150'     # k2 goes slow: Degraded, weight drops to the minimum
+          curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=500'     # slower than the probe timeout: Unhealthy, no traffic
+          curl -X POST 'http://127.0.0.1:18082/admin/errors?rate=0.5' # k2 fails half its requests
+          curl -X POST  http://127.0.0.1:18082/admin/reset             # k2 recovers
+          kill -9 %d                                                  # k2 dies (pid of k2)
+          curl -X POST  http://127.0.0.1:18091/admin/unhealthy        # r1 reports itself unhealthy
+
+        Logs of the replicas: target/replica-logs/. Ctrl-C stops everything.
+        """,
+        (System.nanoTime() - started) / 1e9,
+        kubeconfig,
+        ns,
+        ns,
+        ns,
+        trafficPort,
+        trafficPort,
+        adminPort,
+        adminPort,
+        operatorAdmin,
+        k2.pid());
+  }
+
+  void stopAll() {
+    for (AutoCloseable c : running) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        System.err.println("while stopping: " + e);
+      }
+    }
+    running.clear();
+  }
+
+  private void progress(String what) {
+    step++;
+    System.out.printf("[%d/7] %-70s", step, what + " ...");
+    System.out.flush();
+    stepStarted = System.nanoTime();
+  }
+
+  private long stepStarted;
+
+  private void done() {
+    System.out.printf(" %5.1f s%n", (System.nanoTime() - stepStarted) / 1e9);
+  }
+
+  private static int port(Map<String, String> flags, String name, int fallback) {
+    String v = flags.get(name);
+    try {
+      return v == null ? fallback : Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + name + " takes a port number, got " + v);
+    }
+  }
+
+  private static void requireFree(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", port));
+    } catch (IOException e) {
+      throw new Failure(
+          "port " + port + " on 127.0.0.1 is in use",
+          "stop what listens there (`ss -ltnp 'sport = :"
+              + port
+              + "'` shows it) or choose another port with the flags in --help",
+          e);
+    }
+  }
+
+  /** Files of the repository, found from the working directory upwards. */
+  static Path findRepoFile(String relative) {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null) {
+      Path candidate = dir.resolve(relative);
+      if (Files.exists(candidate)) {
+        return candidate;
+      }
+      dir = dir.getParent();
+    }
+    throw new Failure(relative + " not found", "run this from the repository's folder", null);
+  }
+}
