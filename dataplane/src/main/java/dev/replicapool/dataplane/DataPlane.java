@@ -1,0 +1,188 @@
+package dev.replicapool.dataplane;
+
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.dataplane.admin.AdminServer;
+import dev.replicapool.dataplane.admin.DataPlaneMetrics;
+import dev.replicapool.dataplane.admin.StatusReport;
+import dev.replicapool.dataplane.config.ConfigStore;
+import dev.replicapool.dataplane.proxy.ListenerManager;
+import dev.replicapool.dataplane.proxy.ProxySettings;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.json.JsonObject;
+import java.security.SecureRandom;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One data plane: the traffic listeners, the routing table fed by the control-plane stream, the
+ * admin port. {@link #start} wires and binds everything; {@link #stop} drains.
+ */
+public final class DataPlane {
+  private static final Logger log = LoggerFactory.getLogger(DataPlane.class);
+
+  /**
+   * @param controlPlane the operator's stream client settings (host, port, token, node, trust)
+   * @param adminHost interface of the admin port
+   * @param adminPort admin port; 0 picks one
+   */
+  public record Config(
+      ControlPlaneClient.Options controlPlane,
+      ProxySettings proxy,
+      String adminHost,
+      int adminPort) {
+    public Config {
+      Objects.requireNonNull(controlPlane, "controlPlane");
+      Objects.requireNonNull(proxy, "proxy");
+    }
+  }
+
+  private final Vertx vertx;
+  private final Config config;
+  private final ConfigStore store;
+  private final DataPlaneMetrics metrics;
+  private final HttpClient upstream;
+  private final ListenerManager listeners;
+  private final AdminServer admin;
+  private final ControlPlaneClient client;
+
+  private DataPlane(Vertx vertx, Config config) {
+    this.vertx = vertx;
+    this.config = config;
+    Random seeds = new SecureRandom();
+    ConfigStore[] self = new ConfigStore[1];
+    this.metrics = new DataPlaneMetrics(() -> self[0].table());
+    this.store =
+        new ConfigStore(
+            vertx,
+            Set.of(),
+            System::nanoTime,
+            () -> new Random(seeds.nextLong()),
+            metrics::eventsFor);
+    self[0] = store;
+    ProxySettings p = config.proxy();
+    this.upstream =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setKeepAlive(true)
+                .setKeepAliveTimeout(p.upstreamKeepAliveSeconds())
+                .setConnectTimeout(p.upstreamConnectTimeoutMillis()),
+            new PoolOptions().setHttp1MaxSize(p.maxConnectionsPerMember()));
+    this.listeners =
+        new ListenerManager(vertx, p, upstream, store::table, metrics, System::nanoTime);
+    store.addObserver(listeners);
+    store.addObserver(metrics);
+    this.admin =
+        new AdminServer(
+            vertx,
+            config.adminHost(),
+            config.adminPort(),
+            this::status,
+            metrics,
+            store::firstSnapshotApplied);
+    this.client =
+        new ControlPlaneClient(vertx, config.controlPlane(), store, new Random(seeds.nextLong()));
+    client.onConnectionChange(metrics::controlPlaneConnected);
+  }
+
+  /** Binds the traffic and admin ports, then dials the control plane. */
+  public static Future<DataPlane> start(Vertx vertx, Config config) {
+    DataPlane dp = new DataPlane(vertx, config);
+    return dp.listeners
+        .start()
+        .compose(v -> dp.admin.start())
+        .map(
+            adminPort -> {
+              Set<Integer> reserved = new HashSet<>();
+              reserved.add(dp.listeners.trafficPort());
+              reserved.add(adminPort);
+              if (config.proxy().tlsPort() > 0) {
+                reserved.add(config.proxy().tlsPort());
+              }
+              dp.store.reservePorts(reserved);
+              dp.client.start();
+              log.info(
+                  "data plane {} up: traffic {}, admin {}, control plane {}:{}",
+                  config.controlPlane().node(),
+                  dp.listeners.trafficPort(),
+                  adminPort,
+                  config.controlPlane().host(),
+                  config.controlPlane().port());
+              return dp;
+            });
+  }
+
+  /**
+   * Stops taking new connections and requests, lets in-flight ones finish (up to the drain time),
+   * then closes everything. The Vert.x instance stays for the caller to close.
+   */
+  public Future<Void> stop() {
+    log.info("data plane stopping: draining for up to {} ms", config.proxy().drainMillis());
+    return client
+        .stop()
+        .transform(ar -> listeners.shutdown())
+        .transform(ar -> admin.stop())
+        .transform(ar -> upstream.close());
+  }
+
+  public int trafficPort() {
+    return listeners.trafficPort();
+  }
+
+  /** The shared TLS port, -1 while no pool has TLS. */
+  public int tlsPort() {
+    return listeners.tlsPort();
+  }
+
+  public int adminPort() {
+    return admin.port();
+  }
+
+  public ConfigStore store() {
+    return store;
+  }
+
+  public DataPlaneMetrics metrics() {
+    return metrics;
+  }
+
+  public boolean controlPlaneConnected() {
+    return client.connected();
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  private JsonObject status() {
+    return new JsonObject()
+        .put("node", config.controlPlane().node())
+        .put("ready", store.firstSnapshotApplied())
+        .put(
+            "controlPlane",
+            new JsonObject()
+                .put("address", config.controlPlane().host() + ":" + config.controlPlane().port())
+                .put("connected", client.connected())
+                .put("lastError", client.lastError()))
+        .put(
+            "listeners",
+            new JsonObject()
+                .put("traffic", listeners.trafficPort())
+                .put("tls", listeners.tlsPort())
+                .put("dedicated", new JsonObject(new java.util.HashMap<>(stringKeys()))))
+        .put("pools", StatusReport.pools(store.table()));
+  }
+
+  private java.util.Map<String, Object> stringKeys() {
+    java.util.Map<String, Object> m = new java.util.TreeMap<>();
+    listeners.dedicatedPorts().forEach((port, pool) -> m.put(String.valueOf(port), pool));
+    return m;
+  }
+}

@@ -1,0 +1,210 @@
+package dev.replicapool.dataplane;
+
+import dev.replicapool.api.wire.ControlPlaneProtocol;
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.dataplane.proxy.ProxySettings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Command line of the data plane. Every flag {@code --some-flag} can also come from the environment
+ * as {@code REPLICAPOOL_SOME_FLAG}; a flag wins over the environment.
+ */
+public final class DataPlaneArgs {
+  static final String USAGE =
+      """
+      usage: java -jar replicapool-dataplane.jar [flags]
+        --control-plane HOST:PORT       the operator's control-plane stream (required)
+        --token-file PATH               file holding the control-plane token (required)
+        --control-plane-ca PATH         PEM CA of the operator's TLS certificate (TLS on when set)
+        --node NAME                     this data plane's name (default: $NODE_NAME or $HOSTNAME)
+        --listen [HOST:]PORT            shared plain traffic port (default 0.0.0.0:8080)
+        --tls-listen [HOST:]PORT|off    shared TLS traffic port (default 8443; opened while a pool has TLS)
+        --admin-port [HOST:]PORT        /status /metrics /healthz /readyz (default 0.0.0.0:9901)
+        --max-initial-line BYTES        longer request lines get 414 (default 4096)
+        --max-header-bytes BYTES        larger headers get 431 (default 8192)
+        --max-body-bytes BYTES          larger bodies get 413 (default 10485760)
+        --upstream-connect-timeout-ms N connect timeout to members (default 1000)
+        --upstream-timeout-ms N         a member silent this long mid-request gets 504 (default 30000)
+        --drain-seconds N               on SIGTERM, in-flight requests get this long (default 10)
+        --instances N                   event loops serving each port (default: CPU count)
+      Each flag may be given as an environment variable: --token-file -> REPLICAPOOL_TOKEN_FILE.
+      """;
+
+  private static final List<String> FLAGS =
+      List.of(
+          "control-plane",
+          "token-file",
+          "control-plane-ca",
+          "node",
+          "listen",
+          "tls-listen",
+          "admin-port",
+          "max-initial-line",
+          "max-header-bytes",
+          "max-body-bytes",
+          "upstream-connect-timeout-ms",
+          "upstream-timeout-ms",
+          "drain-seconds",
+          "instances");
+
+  private DataPlaneArgs() {}
+
+  /** A command line that cannot work; the message says why. */
+  public static final class UsageException extends Exception {
+    public UsageException(String message) {
+      super(message);
+    }
+  }
+
+  public static DataPlane.Config parse(String[] args, Map<String, String> env)
+      throws UsageException {
+    Map<String, String> values = new HashMap<>();
+    for (String flag : FLAGS) {
+      String v = env.get("REPLICAPOOL_" + flag.toUpperCase(Locale.ROOT).replace('-', '_'));
+      if (v != null && !v.isBlank()) {
+        values.put(flag, v.strip());
+      }
+    }
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("-h") || a.equals("--help")) {
+        throw new UsageException("");
+      }
+      if (!a.startsWith("--")) {
+        throw new UsageException("unexpected argument " + a);
+      }
+      String name = a.substring(2);
+      String value = null;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      }
+      if (!FLAGS.contains(name)) {
+        throw new UsageException("unknown flag --" + name);
+      }
+      if (value == null) {
+        if (i + 1 >= args.length) {
+          throw new UsageException("--" + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      values.put(name, value.strip());
+    }
+
+    String cp = values.get("control-plane");
+    if (cp == null) {
+      throw new UsageException("--control-plane HOST:PORT is required");
+    }
+    HostPort control = hostPort("control-plane", cp, null, ControlPlaneProtocol.DEFAULT_PORT);
+    String tokenFile = values.get("token-file");
+    if (tokenFile == null) {
+      throw new UsageException("--token-file is required");
+    }
+    String token = read("token-file", tokenFile).strip();
+    if (token.isEmpty()) {
+      throw new UsageException("the token file " + tokenFile + " is empty");
+    }
+    String node = values.get("node");
+    if (node == null) {
+      node = env.getOrDefault("NODE_NAME", env.get("HOSTNAME"));
+    }
+    if (node == null || node.isBlank()) {
+      throw new UsageException("--node is required (no NODE_NAME or HOSTNAME in the environment)");
+    }
+    ControlPlaneClient.Options cpo =
+        ControlPlaneClient.Options.of(control.host(), control.port(), token, node.strip());
+    if (values.containsKey("control-plane-ca")) {
+      cpo = cpo.withTrustPem(read("control-plane-ca", values.get("control-plane-ca")));
+    }
+
+    HostPort listen = hostPort("listen", values.getOrDefault("listen", "8080"), "0.0.0.0", 8080);
+    String tlsValue = values.getOrDefault("tls-listen", "8443");
+    int tlsPort =
+        tlsValue.equalsIgnoreCase("off")
+            ? -1
+            : hostPort("tls-listen", tlsValue, listen.host(), 8443).port();
+    HostPort admin =
+        hostPort("admin-port", values.getOrDefault("admin-port", "9901"), "0.0.0.0", 9901);
+    ProxySettings d = ProxySettings.defaults();
+    ProxySettings proxy =
+        d.withListen(listen.host(), listen.port(), tlsPort)
+            .withLimits(
+                (int) number(values, "max-initial-line", d.maxInitialLineLength(), 256, 1 << 20),
+                (int) number(values, "max-header-bytes", d.maxHeaderSize(), 1024, 1 << 22),
+                number(values, "max-body-bytes", d.maxBodyBytes(), 0, Long.MAX_VALUE))
+            .withUpstreamTimeouts(
+                (int)
+                    number(
+                        values,
+                        "upstream-connect-timeout-ms",
+                        d.upstreamConnectTimeoutMillis(),
+                        1,
+                        600_000),
+                number(values, "upstream-timeout-ms", d.upstreamIdleTimeoutMillis(), 1, 86_400_000))
+            .withDrainMillis(
+                1000 * number(values, "drain-seconds", d.drainMillis() / 1000, 0, 3600))
+            .withInstances((int) number(values, "instances", d.instances(), 1, 256));
+    return new DataPlane.Config(cpo, proxy, admin.host(), admin.port());
+  }
+
+  record HostPort(String host, int port) {}
+
+  static HostPort hostPort(String flag, String value, String defaultHost, int defaultPort)
+      throws UsageException {
+    String host = defaultHost;
+    String port = value;
+    int colon = value.lastIndexOf(':');
+    if (colon >= 0) {
+      host = value.substring(0, colon);
+      port = value.substring(colon + 1);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+    }
+    if (host == null || host.isBlank()) {
+      throw new UsageException("--" + flag + " needs HOST:PORT, got " + value);
+    }
+    try {
+      int p = Integer.parseInt(port);
+      if (p < 0 || p > 65535) {
+        throw new NumberFormatException();
+      }
+      return new HostPort(host, p);
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + flag + ": bad port in " + value);
+    }
+  }
+
+  private static long number(Map<String, String> values, String flag, long def, long min, long max)
+      throws UsageException {
+    String v = values.get(flag);
+    if (v == null) {
+      return def;
+    }
+    try {
+      long n = Long.parseLong(v);
+      if (n < min || n > max) {
+        throw new UsageException("--" + flag + " must be within " + min + ".." + max);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + flag + " needs a number, got " + v);
+    }
+  }
+
+  private static String read(String flag, String path) throws UsageException {
+    try {
+      return Files.readString(Path.of(path), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UsageException("--" + flag + ": cannot read " + path + " (" + e.getMessage() + ")");
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package dev.replicapool.dataplane.admin;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.config.RoutingTable;
+import dev.replicapool.dataplane.config.TableObserver;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
+import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.PoolRouter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Prometheus metrics of the data plane (Micrometer):
+ *
+ * <ul>
+ *   <li>{@code replicapool_requests_seconds{pool,code}}: client requests by pool and status class;
+ *   <li>{@code replicapool_upstream_seconds{pool,member,outcome}}: each try on a member, to its
+ *       response headers or failure (outcome 2xx..5xx, connect_failure, reset, timeout);
+ *   <li>{@code replicapool_retries_total{pool,reason}}, {@code
+ *       replicapool_ejections_total{pool,member}}, {@code replicapool_ejected_members{pool}};
+ *   <li>{@code replicapool_member_inflight{pool,member}}, {@code
+ *       replicapool_snapshot_version{pool}}, {@code replicapool_control_plane_connected}.
+ * </ul>
+ *
+ * Meters of pools and members that leave the table are removed.
+ */
+public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
+  private static final Duration[] BUCKETS = {
+    Duration.ofMillis(1),
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5)
+  };
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Supplier<RoutingTable> table;
+  private final AtomicInteger controlPlaneConnected = new AtomicInteger();
+  // Endpoint has identity equality: one entry per member object of the table.
+  private final Map<Endpoint, Map<String, Meter>> memberMeters = new ConcurrentHashMap<>();
+  private final Map<String, List<Meter>> poolMeters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> retryCounters = new ConcurrentHashMap<>();
+
+  public DataPlaneMetrics(Supplier<RoutingTable> table) {
+    this.table = table;
+    Gauge.builder("replicapool.control.plane.connected", controlPlaneConnected, AtomicInteger::get)
+        .description("1 while the stream to the operator is open")
+        .register(registry);
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  public void controlPlaneConnected(boolean connected) {
+    controlPlaneConnected.set(connected ? 1 : 0);
+  }
+
+  /** Ejection events of one pool, for its router. */
+  public PoolRouter.Events eventsFor(String pool) {
+    return new PoolRouter.Events() {
+      @Override
+      public void ejected(Endpoint e, long millis) {
+        Map<String, Meter> m = memberMeters.get(e);
+        if (m == null) {
+          return; // no longer in the table
+        }
+        Counter c =
+            (Counter)
+                m.computeIfAbsent(
+                    "ejections",
+                    k ->
+                        Counter.builder("replicapool.ejections")
+                            .description("Passive ejections of a member by this data plane")
+                            .tags("pool", pool, "member", e.address())
+                            .register(registry));
+        c.increment();
+      }
+    };
+  }
+
+  @Override
+  public void attempt(String pool, Endpoint member, String outcome, long nanos) {
+    Map<String, Meter> m = memberMeters.get(member);
+    if (m == null) {
+      return; // a request that outlived its member's removal
+    }
+    Timer t =
+        (Timer)
+            m.computeIfAbsent(
+                "upstream:" + outcome,
+                k ->
+                    Timer.builder("replicapool.upstream")
+                        .description("Tries on a member, to response headers or failure")
+                        .tags("pool", pool, "member", member.address(), "outcome", outcome)
+                        .serviceLevelObjectives(BUCKETS)
+                        .register(registry));
+    t.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void retry(String pool, String reason) {
+    retryCounters
+        .computeIfAbsent(
+            pool + "\n" + reason,
+            k ->
+                Counter.builder("replicapool.retries")
+                    .description("Requests tried again on another member")
+                    .tags("pool", pool, "reason", reason)
+                    .register(registry))
+        .increment();
+  }
+
+  @Override
+  public void response(String pool, int status, long nanos) {
+    String code = (status / 100) + "xx";
+    requestTimers
+        .computeIfAbsent(
+            pool + "\n" + code,
+            k ->
+                Timer.builder("replicapool.requests")
+                    .description("Client requests by pool and status class")
+                    .tags("pool", pool, "code", code)
+                    .serviceLevelObjectives(BUCKETS)
+                    .register(registry))
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void installed(RoutingTable previous, RoutingTable next) {
+    for (PoolRuntime p : next.pools().values()) {
+      String pool = p.name();
+      poolMeters.computeIfAbsent(pool, name -> poolGauges(name));
+      for (Endpoint e : p.router().endpoints()) {
+        memberMeters
+            .computeIfAbsent(e, k -> new ConcurrentHashMap<>())
+            .computeIfAbsent(
+                "inflight",
+                k ->
+                    Gauge.builder("replicapool.member.inflight", e, Endpoint::inflight)
+                        .description("Requests in flight on a member")
+                        .tags(Tags.of("pool", pool, "member", e.address()))
+                        .register(registry));
+      }
+    }
+    for (PoolRuntime p : previous.pools().values()) {
+      PoolRuntime now = next.pool(p.name());
+      Set<Endpoint> kept =
+          now == null ? Set.of() : java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+      if (now != null) {
+        kept.addAll(now.router().endpoints());
+      }
+      for (Endpoint e : p.router().endpoints()) {
+        if (!kept.contains(e)) {
+          Map<String, Meter> gone = memberMeters.remove(e);
+          if (gone != null) {
+            gone.values().forEach(registry::remove);
+          }
+        }
+      }
+      if (now == null) {
+        List<Meter> gone = poolMeters.remove(p.name());
+        if (gone != null) {
+          gone.forEach(registry::remove);
+        }
+        removeByPool(requestTimers, p.name());
+        removeByPool(retryCounters, p.name());
+      }
+    }
+  }
+
+  private <M extends Meter> void removeByPool(Map<String, M> meters, String pool) {
+    for (String key : new ArrayList<>(meters.keySet())) {
+      if (key.startsWith(pool + "\n")) {
+        registry.remove(meters.remove(key));
+      }
+    }
+  }
+
+  private List<Meter> poolGauges(String pool) {
+    List<Meter> gauges = new ArrayList<>();
+    gauges.add(
+        Gauge.builder(
+                "replicapool.snapshot.version",
+                table,
+                t -> {
+                  PoolRuntime p = t.get().pool(pool);
+                  return p == null ? Double.NaN : p.version();
+                })
+            .description("Version of the pool's snapshot this data plane serves")
+            .tag("pool", pool)
+            .register(registry));
+    gauges.add(
+        Gauge.builder(
+                "replicapool.ejected.members",
+                table,
+                t -> {
+                  PoolRuntime p = t.get().pool(pool);
+                  return p == null ? Double.NaN : p.router().ejectedCount();
+                })
+            .description("Members of the pool ejected by this data plane now")
+            .tag("pool", pool)
+            .register(registry));
+    gauges.add(
+        Gauge.builder(
+                "replicapool.routable.members",
+                table,
+                t -> {
+                  PoolRuntime p = t.get().pool(pool);
+                  return p == null ? Double.NaN : p.router().routableCount();
+                })
+            .description("Members of the pool that take requests now")
+            .tag("pool", pool)
+            .register(registry));
+    return gauges;
+  }
+}

@@ -1,0 +1,217 @@
+package dev.replicapool.dataplane.config;
+
+import dev.replicapool.api.v1alpha1.AdaptiveRouting;
+import dev.replicapool.api.v1alpha1.Route;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.controlplane.SnapshotApplier;
+import dev.replicapool.dataplane.routing.OutlierPolicy;
+import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.tls.TlsMaterials;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * The data plane's routing table, swapped atomically as snapshots arrive. Validates each snapshot
+ * beyond {@link PoolSnapshot#problems()} (duplicate members, host names, hosts or ports claimed by
+ * another pool, ports the data plane itself uses, TLS material that does not load) and lets its
+ * {@link TableObserver}s prepare (bind a port, load a certificate) before the swap; any failure is
+ * a NACK and the previous table keeps serving.
+ *
+ * <p>Applies run one at a time in arrival order; {@link #table()} is lock-free for the proxy.
+ */
+public final class ConfigStore implements SnapshotApplier {
+  /** Decay constant of the latency average used by the Adaptive policy. */
+  public static final long EWMA_TAU_MILLIS = 10_000;
+
+  /** A failure counts as this many times the pool's baseline latency. */
+  public static final int FAILURE_PENALTY_FACTOR = 10;
+
+  private static final Pattern HOST = Pattern.compile(Route.HOSTNAME_PATTERN);
+
+  private final Vertx vertx;
+  private volatile Set<Integer> reservedPorts;
+  private final LongSupplier clock;
+  private final Supplier<Random> randoms;
+  private final Function<String, PoolRouter.Events> events;
+  private final AtomicReference<RoutingTable> table = new AtomicReference<>(RoutingTable.EMPTY);
+  private final List<TableObserver> observers = new CopyOnWriteArrayList<>();
+  private volatile boolean firstApplied;
+  private Future<Void> tail = Future.succeededFuture();
+
+  /**
+   * @param reservedPorts ports of the data plane itself (traffic, TLS, admin) no pool may claim
+   * @param clock nanosecond clock for routing decisions
+   * @param randoms a Random for each new pool router
+   * @param events ejection events of a pool (for metrics)
+   */
+  public ConfigStore(
+      Vertx vertx,
+      Set<Integer> reservedPorts,
+      LongSupplier clock,
+      Supplier<Random> randoms,
+      Function<String, PoolRouter.Events> events) {
+    this.vertx = Objects.requireNonNull(vertx);
+    this.reservedPorts = Set.copyOf(reservedPorts);
+    this.clock = clock;
+    this.randoms = randoms;
+    this.events = events;
+  }
+
+  /** Ports of the data plane itself, known once its listeners are bound. */
+  public void reservePorts(Set<Integer> ports) {
+    this.reservedPorts = Set.copyOf(ports);
+  }
+
+  public void addObserver(TableObserver observer) {
+    observers.add(observer);
+  }
+
+  /** The table in force. */
+  public RoutingTable table() {
+    return table.get();
+  }
+
+  /** True once a snapshot has been applied (the data plane's readiness). */
+  public boolean firstSnapshotApplied() {
+    return firstApplied;
+  }
+
+  @Override
+  public Future<Void> apply(PoolSnapshot snapshot) {
+    return serialized(() -> doApply(snapshot));
+  }
+
+  @Override
+  public Future<Void> remove(String pool, long version) {
+    return serialized(
+        () -> {
+          RoutingTable current = table.get();
+          PoolRuntime existing = current.pool(pool);
+          if (existing != null && existing.version() > version) {
+            return Future.failedFuture(
+                "removal version " + version + " is older than the applied " + existing.version());
+          }
+          return install(current, current.without(pool));
+        });
+  }
+
+  private synchronized Future<Void> serialized(Supplier<Future<Void>> work) {
+    Future<Void> result =
+        tail.transform(
+            ar -> {
+              try {
+                return work.get();
+              } catch (IllegalArgumentException e) {
+                return Future.failedFuture(e.getMessage());
+              } catch (RuntimeException e) {
+                return Future.failedFuture("data plane failed to apply: " + e);
+              }
+            });
+    tail = result.otherwiseEmpty();
+    return result;
+  }
+
+  private Future<Void> doApply(PoolSnapshot s) {
+    List<String> problems = new ArrayList<>(s.problems());
+    if (!problems.isEmpty()) {
+      return Future.failedFuture("invalid snapshot: " + String.join("; ", problems));
+    }
+    RoutingTable current = table.get();
+    PoolRuntime previous = current.pool(s.pool());
+    if (previous != null && s.version() < previous.version()) {
+      return Future.failedFuture(
+          "version " + s.version() + " is older than the applied " + previous.version());
+    }
+    PoolRuntime built = build(s, previous);
+    return install(current, current.with(built));
+  }
+
+  private Future<Void> install(RoutingTable current, RoutingTable next) {
+    if (next == current) {
+      return Future.succeededFuture();
+    }
+    List<Future<Void>> preparing = new ArrayList<>();
+    for (TableObserver o : observers) {
+      preparing.add(o.prepare(current, next));
+    }
+    return Future.all(preparing)
+        .transform(
+            ar -> {
+              if (ar.failed()) {
+                for (TableObserver o : observers) {
+                  o.abort(current, next);
+                }
+                return Future.failedFuture(ar.cause().getMessage());
+              }
+              if (!table.compareAndSet(current, next)) {
+                return Future.failedFuture("routing table changed concurrently");
+              }
+              firstApplied = true;
+              for (TableObserver o : observers) {
+                o.installed(current, next);
+              }
+              return Future.succeededFuture();
+            });
+  }
+
+  private PoolRuntime build(PoolSnapshot s, PoolRuntime previous) {
+    Set<String> addresses = new HashSet<>();
+    for (MemberSnapshot m : s.members()) {
+      if (!addresses.add(m.address())) {
+        throw new IllegalArgumentException("member " + m.address() + " is listed twice");
+      }
+    }
+    List<String> hosts = new ArrayList<>();
+    for (String h : s.hosts() == null ? List.<String>of() : s.hosts()) {
+      String n = h == null ? "" : h.strip().toLowerCase(Locale.ROOT);
+      if (!HOST.matcher(n).matches()) {
+        throw new IllegalArgumentException("host " + h + " is not a DNS name or *.suffix");
+      }
+      if (!hosts.contains(n)) {
+        hosts.add(n);
+      }
+    }
+    if (s.port() != null && reservedPorts.contains(s.port())) {
+      throw new IllegalArgumentException(
+          "port " + s.port() + " is one of the data plane's own ports");
+    }
+    TlsMaterials.Loaded tls = s.tls() == null ? null : TlsMaterials.load(vertx, s.tls());
+    AdaptiveRouting adaptive = s.adaptive() != null ? s.adaptive() : new AdaptiveRouting();
+    double baseline =
+        adaptive.baselineLatencyMillis != null
+            ? adaptive.baselineLatencyMillis
+            : new AdaptiveRouting().baselineLatencyMillis;
+    PoolRouter.Settings settings =
+        new PoolRouter.Settings(
+            s.policy(),
+            OutlierPolicy.from(s.outlierDetection()),
+            EWMA_TAU_MILLIS,
+            baseline,
+            baseline * FAILURE_PENALTY_FACTOR);
+    PoolRouter router =
+        PoolRouter.create(
+            s.pool(),
+            settings,
+            s.members(),
+            previous == null ? null : previous.router(),
+            clock,
+            randoms.get(),
+            events.apply(s.pool()));
+    return new PoolRuntime(
+        s, router, List.copyOf(hosts), s.port(), tls, RetryPolicy.from(s.retry()));
+  }
+}

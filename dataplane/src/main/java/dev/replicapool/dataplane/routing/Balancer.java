@@ -1,0 +1,15 @@
+package dev.replicapool.dataplane.routing;
+
+import java.util.List;
+
+/**
+ * Picks one member among candidates that are all allowed to take the request. Called under the
+ * pool's lock, so implementations may keep state without their own synchronization.
+ */
+public interface Balancer {
+  /**
+   * @param candidates non-empty, in the pool's member order
+   * @param nowNanos the pool clock's current time
+   */
+  Endpoint pick(List<Endpoint> candidates, long nowNanos);
+}

@@ -1,0 +1,102 @@
+package dev.replicapool.dataplane.routing;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One member of a pool as the data plane routes to it: the operator's weight and state plus what
+ * this data plane learned locally (in-flight requests, latency, passive ejection).
+ *
+ * <p>An Endpoint outlives snapshots: a new snapshot that still lists the same address keeps the
+ * same object (and so its latency, ejection and round-robin state). Fields marked "pool lock" are
+ * only touched while holding the owning {@link PoolRouter}'s lock.
+ */
+public final class Endpoint {
+  private final String host;
+  private final int port;
+  private final String address;
+  private volatile double weight;
+  private volatile MemberState state;
+
+  final AtomicInteger inflight = new AtomicInteger();
+  final PeakEwma latency;
+  final LongAdder requests = new LongAdder();
+  final LongAdder failures = new LongAdder();
+
+  // pool lock
+  long swrrCurrent;
+  int consecutiveFailures;
+  int ejections;
+  long ejectedUntilNanos;
+  boolean ejected;
+  boolean probation;
+  long lastEjectionEndNanos;
+
+  Endpoint(String host, int port, double weight, MemberState state, PeakEwma latency) {
+    this.host = host;
+    this.port = port;
+    this.address = host + ":" + port;
+    this.weight = weight;
+    this.state = state;
+    this.latency = latency;
+  }
+
+  public String host() {
+    return host;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String address() {
+    return address;
+  }
+
+  public double weight() {
+    return weight;
+  }
+
+  public MemberState state() {
+    return state;
+  }
+
+  public int inflight() {
+    return inflight.get();
+  }
+
+  public long requests() {
+    return requests.sum();
+  }
+
+  public long failures() {
+    return failures.sum();
+  }
+
+  void update(double weight, MemberState state) {
+    this.weight = weight;
+    this.state = state;
+  }
+
+  /** The operator lets it take new requests: a positive weight and not Unhealthy or Draining. */
+  public boolean admitted() {
+    return weight > 0 && (state == MemberState.Healthy || state == MemberState.Degraded);
+  }
+
+  /** Called when a request is sent to it; pair with {@link #release()}. */
+  public void acquire() {
+    inflight.incrementAndGet();
+    requests.increment();
+  }
+
+  /** Called when a request sent to it ended, whatever the outcome. */
+  public void release() {
+    inflight.decrementAndGet();
+  }
+
+  @Override
+  public String toString() {
+    return address;
+  }
+}

@@ -1,0 +1,288 @@
+package dev.replicapool.dataplane.routing;
+
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.MemberSnapshot;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.LongSupplier;
+
+/**
+ * Routing state of one pool: its members, the balancer of its policy and passive outlier detection.
+ * Plain code: time comes from an injected nanosecond clock and randomness from an injected {@link
+ * Random}, so every transition can be tested without I/O.
+ *
+ * <p>Thread-safe: picks and results from any event loop serialize on one lock, which a router built
+ * from a newer snapshot of the same pool inherits (members carry over by address).
+ */
+public final class PoolRouter {
+
+  /**
+   * @param ewmaTauMillis decay constant of the latency average (about 10 s)
+   * @param defaultLatencyMillis latency assumed for a member without samples yet
+   * @param failurePenaltyMillis latency a failure counts as, so that members failing fast are not
+   *     mistaken for fast members
+   */
+  public record Settings(
+      RoutingPolicy policy,
+      OutlierPolicy outlier,
+      long ewmaTauMillis,
+      double defaultLatencyMillis,
+      double failurePenaltyMillis) {
+    public Settings {
+      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(outlier, "outlier");
+    }
+  }
+
+  /** Told about ejections while the pool lock is held: keep it short. */
+  public interface Events {
+    Events NONE = new Events() {};
+
+    default void ejected(Endpoint e, long millis) {}
+
+    default void returned(Endpoint e) {}
+  }
+
+  private final String pool;
+  private final Settings settings;
+  private final List<Endpoint> endpoints;
+  private final Balancer balancer;
+  private final LongSupplier clock;
+  private final Events events;
+  private final Object lock;
+
+  private PoolRouter(
+      String pool,
+      Settings settings,
+      List<Endpoint> endpoints,
+      Balancer balancer,
+      LongSupplier clock,
+      Events events,
+      Object lock) {
+    this.pool = pool;
+    this.settings = settings;
+    this.endpoints = endpoints;
+    this.balancer = balancer;
+    this.clock = clock;
+    this.events = events;
+    this.lock = lock;
+  }
+
+  /**
+   * Builds the router for a pool's snapshot, carrying over what {@code previous} (the router of the
+   * pool's earlier snapshot, or null) knew about members that are still there.
+   */
+  public static PoolRouter create(
+      String pool,
+      Settings settings,
+      List<MemberSnapshot> members,
+      PoolRouter previous,
+      LongSupplier clock,
+      Random random,
+      Events events) {
+    Map<String, Endpoint> old = new HashMap<>();
+    Object lock = previous != null ? previous.lock : new Object();
+    if (previous != null) {
+      for (Endpoint e : previous.endpoints) {
+        old.put(e.address(), e);
+      }
+    }
+    List<Endpoint> endpoints = new ArrayList<>(members.size());
+    long now = clock.getAsLong();
+    synchronized (lock) {
+      for (MemberSnapshot m : members) {
+        Endpoint e = old.get(m.address());
+        if (e != null) {
+          e.update(m.weight(), m.state());
+        } else {
+          e =
+              new Endpoint(
+                  m.host(),
+                  m.port(),
+                  m.weight(),
+                  m.state(),
+                  new PeakEwma(settings.ewmaTauMillis(), settings.defaultLatencyMillis(), now));
+        }
+        endpoints.add(e);
+      }
+    }
+    Balancer balancer =
+        settings.policy() == RoutingPolicy.Adaptive
+            ? new PowerOfTwoChoices(random)
+            : new SmoothWeightedRoundRobin();
+    return new PoolRouter(pool, settings, List.copyOf(endpoints), balancer, clock, events, lock);
+  }
+
+  public String pool() {
+    return pool;
+  }
+
+  public Settings settings() {
+    return settings;
+  }
+
+  /** All members of the snapshot, routable or not, in snapshot order. */
+  public List<Endpoint> endpoints() {
+    return endpoints;
+  }
+
+  /**
+   * The member for the next request, or null when none may take it.
+   *
+   * @param tried members this request already failed on (a retry goes elsewhere)
+   */
+  public Endpoint pick(Collection<Endpoint> tried) {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      List<Endpoint> candidates = new ArrayList<>(endpoints.size());
+      for (Endpoint e : endpoints) {
+        if (e.admitted() && !ejected(e, now) && !tried.contains(e)) {
+          candidates.add(e);
+        }
+      }
+      return candidates.isEmpty() ? null : balancer.pick(candidates, now);
+    }
+  }
+
+  /** A response below 500 came back after {@code latencyNanos}. */
+  public void success(Endpoint e, long latencyNanos) {
+    synchronized (lock) {
+      e.latency.observe(latencyNanos / 1e6, clock.getAsLong());
+      e.consecutiveFailures = 0;
+      e.probation = false;
+    }
+  }
+
+  /**
+   * The member refused the connection, reset it, timed out or answered 5xx. Counts as a latency of
+   * at least the failure penalty and may eject the member.
+   *
+   * @return true when this failure ejected it
+   */
+  public boolean failure(Endpoint e, long latencyNanos) {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      e.failures.increment();
+      e.latency.observe(Math.max(latencyNanos / 1e6, settings.failurePenaltyMillis()), now);
+      if (ejected(e, now)) {
+        return false; // a request that started before the ejection
+      }
+      e.consecutiveFailures++;
+      OutlierPolicy p = settings.outlier();
+      if (p.consecutiveFailures() <= 0 || !endpoints.contains(e)) {
+        return false;
+      }
+      if (!e.probation && e.consecutiveFailures < p.consecutiveFailures()) {
+        return false;
+      }
+      int admitted = 0;
+      int ejectedNow = 0;
+      for (Endpoint o : endpoints) {
+        if (o.admitted()) {
+          admitted++;
+          if (ejected(o, now)) {
+            ejectedNow++;
+          }
+        }
+      }
+      if (!e.admitted() || ejectedNow >= p.maxEjected(admitted)) {
+        return false;
+      }
+      if (e.ejections > 0 && now - e.lastEjectionEndNanos > p.maxEjectionMillis() * 1_000_000L) {
+        e.ejections = 0; // it behaved for a long while: start over at the base length
+      }
+      e.ejections++;
+      long millis = p.ejectionMillis(e.ejections);
+      e.ejected = true;
+      e.ejectedUntilNanos = now + millis * 1_000_000L;
+      e.consecutiveFailures = 0;
+      e.probation = false;
+      events.ejected(e, millis);
+      return true;
+    }
+  }
+
+  /** Members that may take requests now: admitted by the operator and not ejected. */
+  public int routableCount() {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      int n = 0;
+      for (Endpoint e : endpoints) {
+        if (e.admitted() && !ejected(e, now)) {
+          n++;
+        }
+      }
+      return n;
+    }
+  }
+
+  /** Members ejected now. */
+  public int ejectedCount() {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      int n = 0;
+      for (Endpoint e : endpoints) {
+        if (ejected(e, now)) {
+          n++;
+        }
+      }
+      return n;
+    }
+  }
+
+  /** What /status shows about a member. */
+  public record MemberView(
+      String address,
+      double weight,
+      String state,
+      boolean routable,
+      boolean ejected,
+      long ejectedForMillis,
+      int ejections,
+      int consecutiveFailures,
+      int inflight,
+      double latencyMillis,
+      long requests,
+      long failures) {}
+
+  public List<MemberView> view() {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      List<MemberView> views = new ArrayList<>(endpoints.size());
+      for (Endpoint e : endpoints) {
+        boolean ej = ejected(e, now);
+        views.add(
+            new MemberView(
+                e.address(),
+                e.weight(),
+                String.valueOf(e.state()),
+                e.admitted() && !ej,
+                ej,
+                ej ? Math.max(0, (e.ejectedUntilNanos - now) / 1_000_000L) : 0,
+                e.ejections,
+                e.consecutiveFailures,
+                e.inflight(),
+                Math.round(e.latency.value(now) * 100) / 100.0,
+                e.requests(),
+                e.failures()));
+      }
+      return views;
+    }
+  }
+
+  /** Ends an ejection whose time is up; the member is then on probation. Pool lock held. */
+  private boolean ejected(Endpoint e, long now) {
+    if (e.ejected && now - e.ejectedUntilNanos >= 0) {
+      e.ejected = false;
+      e.probation = true;
+      e.lastEjectionEndNanos = now;
+      events.returned(e);
+    }
+    return e.ejected;
+  }
+}

@@ -1,0 +1,119 @@
+package dev.replicapool.dataplane.tls;
+
+import dev.replicapool.api.wire.TlsMaterial;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.HexFormat;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.X509KeyManager;
+
+/**
+ * Turns a pool's PEM certificate and key into what a TLS listener needs, and refuses material that
+ * would only fail at the first handshake: unparsable PEM, or a key that does not belong to the
+ * certificate. Error messages never contain the PEM itself.
+ */
+public final class TlsMaterials {
+  private TlsMaterials() {}
+
+  /** A parsed, checked certificate and key. */
+  public record Loaded(
+      KeyManagerFactory keyManagerFactory, String fingerprint, String subject, Instant notAfter) {
+    @Override
+    public String toString() {
+      return "Loaded[" + subject + ", sha256=" + fingerprint + "]";
+    }
+  }
+
+  public static Loaded load(Vertx vertx, TlsMaterial material) {
+    KeyManagerFactory kmf;
+    try {
+      kmf =
+          new PemKeyCertOptions()
+              .setCertValue(Buffer.buffer(material.certificatePem()))
+              .setKeyValue(Buffer.buffer(material.privateKeyPem()))
+              .getKeyManagerFactory(vertx);
+    } catch (Exception e) {
+      throw new IllegalArgumentException(
+          "tls: cannot load the certificate and key (" + e.getClass().getSimpleName() + ")");
+    }
+    X509KeyManager km = null;
+    for (KeyManager m : kmf.getKeyManagers()) {
+      if (m instanceof X509KeyManager x) {
+        km = x;
+      }
+    }
+    String alias = null;
+    if (km != null) {
+      for (String type : new String[] {"RSA", "EC", "EdDSA", "Ed25519", "DSA"}) {
+        String[] aliases = km.getServerAliases(type, null);
+        if (aliases != null && aliases.length > 0) {
+          alias = aliases[0];
+          break;
+        }
+      }
+    }
+    if (alias == null) {
+      throw new IllegalArgumentException("tls: no usable key in the material");
+    }
+    X509Certificate[] chain = km.getCertificateChain(alias);
+    PrivateKey key = km.getPrivateKey(alias);
+    if (chain == null || chain.length == 0 || key == null) {
+      throw new IllegalArgumentException("tls: certificate chain or key missing");
+    }
+    X509Certificate leaf = chain[0];
+    checkPair(key, leaf);
+    return new Loaded(
+        kmf,
+        fingerprint(material.certificatePem()),
+        leaf.getSubjectX500Principal().getName(),
+        leaf.getNotAfter().toInstant());
+  }
+
+  private static void checkPair(PrivateKey key, X509Certificate cert) {
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          case "EdDSA", "Ed25519" -> "Ed25519";
+          default -> null;
+        };
+    if (algorithm == null) {
+      return; // cannot check: let the handshake tell
+    }
+    try {
+      byte[] probe = "replicapool".getBytes(StandardCharsets.UTF_8);
+      Signature signer = Signature.getInstance(algorithm);
+      signer.initSign(key);
+      signer.update(probe);
+      byte[] sig = signer.sign();
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(cert.getPublicKey());
+      verifier.update(probe);
+      if (!verifier.verify(sig)) {
+        throw new IllegalArgumentException("tls: the private key does not match the certificate");
+      }
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalArgumentException("tls: the private key does not match the certificate");
+    }
+  }
+
+  private static String fingerprint(String pem) {
+    try {
+      byte[] d =
+          MessageDigest.getInstance("SHA-256").digest(pem.strip().getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(d, 0, 8);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

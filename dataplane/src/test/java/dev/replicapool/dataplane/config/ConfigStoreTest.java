@@ -1,0 +1,111 @@
+package dev.replicapool.dataplane.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.dataplane.routing.PoolRouter;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ConfigStoreTest {
+  final Vertx vertx = Vertx.vertx();
+  final ConfigStore store =
+      new ConfigStore(
+          vertx, Set.of(9901), System::nanoTime, () -> new Random(1), p -> PoolRouter.Events.NONE);
+
+  @AfterEach
+  void close() {
+    vertx.close().await();
+  }
+
+  static PoolSnapshot snapshot(
+      String pool, long version, List<String> hosts, Integer port, MemberSnapshot... ms) {
+    return new PoolSnapshot(
+        pool, version, RoutingPolicy.RoundRobin, null, null, null, hosts, port, null, List.of(ms));
+  }
+
+  static MemberSnapshot m(int port, double weight) {
+    return new MemberSnapshot("10.0.0.1", port, weight, MemberState.Healthy);
+  }
+
+  String failure(Future<Void> f) {
+    return f.transform(ar -> Future.succeededFuture(ar.failed() ? ar.cause().getMessage() : null))
+        .await();
+  }
+
+  @Test
+  void appliesAtomicallyAndKeepsMemberStateAcrossVersions() {
+    assertThat(store.firstSnapshotApplied()).isFalse();
+    store.apply(snapshot("a/p", 1, List.of("p.example"), null, m(1, 1), m(2, 1))).await();
+    assertThat(store.firstSnapshotApplied()).isTrue();
+    RoutingTable first = store.table();
+    var k1 = first.pool("a/p").router().endpoints().get(0);
+    store.apply(snapshot("a/p", 2, List.of("p.example"), null, m(1, 0.5), m(3, 1))).await();
+    RoutingTable second = store.table();
+    assertThat(second).isNotSameAs(first);
+    assertThat(second.pool("a/p").version()).isEqualTo(2);
+    assertThat(second.pool("a/p").router().endpoints().get(0)).isSameAs(k1);
+    assertThat(k1.weight()).isEqualTo(0.5);
+    assertThat(first.pool("a/p").version()).isEqualTo(1); // the old table is untouched
+  }
+
+  @Test
+  void rejectsWhatCannotBeServedAndKeepsTheTable() {
+    store.apply(snapshot("a/p", 5, List.of("p.example"), 18080, m(1, 1))).await();
+    RoutingTable before = store.table();
+    assertThat(failure(store.apply(snapshot("a/p", 4, List.of("p.example"), null, m(1, 1)))))
+        .contains("older than the applied 5");
+    assertThat(failure(store.apply(snapshot("a/q", 1, List.of("P.example"), null, m(1, 1)))))
+        .isEqualTo("host p.example is already routed to pool a/p");
+    assertThat(failure(store.apply(snapshot("a/q", 1, List.of(), 9901, m(1, 1)))))
+        .contains("data plane's own ports");
+    assertThat(failure(store.apply(snapshot("a/q", 1, List.of("bad host!"), null, m(1, 1)))))
+        .contains("not a DNS name");
+    assertThat(failure(store.apply(snapshot("a/q", 1, List.of(), null, m(1, 1), m(1, 0)))))
+        .contains("listed twice");
+    assertThat(failure(store.apply(snapshot("bad", 1, List.of(), null))))
+        .contains("pool must be namespace/name");
+    assertThat(store.table()).isSameAs(before);
+  }
+
+  @Test
+  void aFailingObserverNacksAndIsToldToAbort() {
+    List<String> calls = new ArrayList<>();
+    store.addObserver(
+        new TableObserver() {
+          @Override
+          public Future<Void> prepare(RoutingTable current, RoutingTable next) {
+            calls.add("prepare");
+            return next.pool("a/busy") != null
+                ? Future.failedFuture("port 18080 is in use")
+                : Future.succeededFuture();
+          }
+
+          @Override
+          public void abort(RoutingTable current, RoutingTable next) {
+            calls.add("abort");
+          }
+
+          @Override
+          public void installed(RoutingTable previous, RoutingTable next) {
+            calls.add("installed");
+          }
+        });
+    store.apply(snapshot("a/ok", 1, List.of(), null, m(1, 1))).await();
+    assertThat(failure(store.apply(snapshot("a/busy", 1, List.of(), 18080, m(1, 1)))))
+        .isEqualTo("port 18080 is in use");
+    assertThat(store.table().pool("a/busy")).isNull();
+    assertThat(calls).containsExactly("prepare", "installed", "prepare", "abort");
+    store.remove("a/ok", 2).await();
+    assertThat(store.table().pools()).isEmpty();
+  }
+}

@@ -1,0 +1,89 @@
+package dev.replicapool.dataplane.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.dataplane.routing.OutlierPolicy;
+import dev.replicapool.dataplane.routing.PoolRouter;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class RoutingTableTest {
+  static PoolRuntime pool(String name, Integer port, String... hosts) {
+    PoolSnapshot s =
+        new PoolSnapshot(
+            name,
+            1,
+            RoutingPolicy.RoundRobin,
+            null,
+            null,
+            null,
+            List.of(hosts),
+            port,
+            null,
+            List.of());
+    PoolRouter r =
+        PoolRouter.create(
+            name,
+            new PoolRouter.Settings(
+                RoutingPolicy.RoundRobin, OutlierPolicy.DEFAULT, 10_000, 100, 1000),
+            List.of(),
+            null,
+            System::nanoTime,
+            new Random(1),
+            PoolRouter.Events.NONE);
+    return new PoolRuntime(s, r, List.of(hosts), port, null, RetryPolicy.DEFAULT);
+  }
+
+  @Test
+  void exactBeatsWildcardAndTheLongestWildcardWins() {
+    RoutingTable t =
+        RoutingTable.EMPTY
+            .with(pool("a/exact", null, "api.shop.example"))
+            .with(pool("a/shop", null, "*.shop.example"))
+            .with(pool("a/eu", null, "*.eu.shop.example"));
+    assertThat(t.poolForHost("api.shop.example").name()).isEqualTo("a/exact");
+    assertThat(t.poolForHost("API.Shop.Example:8080").name()).isEqualTo("a/exact");
+    assertThat(t.poolForHost("api.shop.example.").name()).isEqualTo("a/exact");
+    assertThat(t.poolForHost("www.shop.example").name()).isEqualTo("a/shop");
+    assertThat(t.poolForHost("x.eu.shop.example").name()).isEqualTo("a/eu");
+    assertThat(t.poolForHost("a.b.eu.shop.example").name()).isEqualTo("a/eu");
+    assertThat(t.poolForHost("shop.example")).isNull();
+    assertThat(t.poolForHost("evilshop.example")).isNull();
+    assertThat(t.poolForHost(null)).isNull();
+    assertThat(t.poolForHost("")).isNull();
+  }
+
+  @Test
+  void portsAndRemoval() {
+    RoutingTable t = RoutingTable.EMPTY.with(pool("a/p", 18080, "p.example"));
+    assertThat(t.poolForPort(18080).name()).isEqualTo("a/p");
+    assertThat(t.poolForPort(18081)).isNull();
+    RoutingTable without = t.without("a/p");
+    assertThat(without.poolForPort(18080)).isNull();
+    assertThat(without.poolForHost("p.example")).isNull();
+    assertThat(without.without("a/p")).isSameAs(without);
+  }
+
+  @Test
+  void aHostOrPortOfAnotherPoolIsRefusedButAPoolMayKeepItsOwn() {
+    RoutingTable t = RoutingTable.EMPTY.with(pool("a/one", 18080, "one.example"));
+    assertThatThrownBy(() -> t.with(pool("a/two", null, "one.example")))
+        .hasMessage("host one.example is already routed to pool a/one");
+    assertThatThrownBy(() -> t.with(pool("a/two", 18080, "two.example")))
+        .hasMessage("port 18080 is already the port of pool a/one");
+    RoutingTable replaced = t.with(pool("a/one", 18080, "one.example", "uno.example"));
+    assertThat(replaced.poolForHost("uno.example").name()).isEqualTo("a/one");
+    assertThat(replaced.pools()).hasSize(1);
+  }
+
+  @Test
+  void normalizesHostHeaders() {
+    assertThat(RoutingTable.normalizeHost(" Foo.Example:443 ")).isEqualTo("foo.example");
+    assertThat(RoutingTable.normalizeHost("[::1]:8080")).isEqualTo("[::1]");
+    assertThat(RoutingTable.normalizeHost(":80")).isNull();
+  }
+}
