@@ -1,0 +1,16 @@
+package dev.replicapool.operator;
+
+import java.util.Map;
+
+/** Test access to the operator's own flag parser, to check the manifests' args against it. */
+public final class OperatorFlags {
+  private OperatorFlags() {}
+
+  /**
+   * The flags as {@code OperatorMain} reads them (environment REPLICAPOOL_* first, then args);
+   * throws IllegalArgumentException on an unknown flag or a missing value.
+   */
+  public static Map<String, String> parse(String... args) {
+    return OperatorMain.parse(args);
+  }
+}
