@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -B -q install -pl api -DskipTests
 mvn -B -q test -pl crds -Dtest=CrdInSyncTest -Dcrds.update=true -Dsurefire.failIfNoSpecifiedTests=false
-echo "crds/replicapools.replicapool.dev-v1.yml is in sync with api/"
+# The kustomize base carries its own copy (kustomize refuses files outside a base).
+cp crds/replicapools.replicapool.dev-v1.yml manifests/crd/
+echo "crds/ and manifests/crd/ are in sync with api/"
