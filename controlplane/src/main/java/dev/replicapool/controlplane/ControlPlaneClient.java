@@ -333,6 +333,16 @@ public final class ControlPlaneClient {
       log.warn("ignoring a malformed frame from the control plane: {}", e.getMessage());
       return;
     }
+    if (m.type() == StreamMessage.Type.synced) {
+      // After the frames before it were applied: "synced" vouches for them.
+      tail =
+          tail.transform(
+              ar -> {
+                applier.synced();
+                return Future.<Void>succeededFuture();
+              });
+      return;
+    }
     if (m.type() != StreamMessage.Type.snapshot && m.type() != StreamMessage.Type.remove) {
       log.warn("ignoring a {} frame from the control plane", m.type());
       return;

@@ -126,6 +126,8 @@ public final class ControlPlaneServer {
   private final Set<Connection> connections = new LinkedHashSet<>();
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
   private HttpServer server;
+  private boolean initialSyncDone;
+  private static final String SYNCED_FRAME = WireCodec.encode(StreamMessage.synced());
 
   public ControlPlaneServer(Vertx vertx, Options options) {
     this.vertx = Objects.requireNonNull(vertx);
@@ -191,6 +193,23 @@ public final class ControlPlaneServer {
       server = null;
     }
     return s == null ? Future.succeededFuture() : s.close();
+  }
+
+  /**
+   * Declares that every pool the operator knows has been published: data planes connected now and
+   * later are told they are {@code synced} after their snapshots, so a data plane with no pool to
+   * serve can still report ready. Before this, a fresh data plane stays unready.
+   */
+  public void markInitialSyncDone() {
+    synchronized (lock) {
+      if (initialSyncDone) {
+        return;
+      }
+      initialSyncDone = true;
+      for (Connection c : connections) {
+        c.ws.writeTextMessage(SYNCED_FRAME);
+      }
+    }
   }
 
   /** Registers a listener told the pool whose {@link #syncState} changed. */
@@ -390,6 +409,9 @@ public final class ControlPlaneServer {
       connections.add(c);
       for (Entry e : pools.values()) {
         c.ws.writeTextMessage(e.frame());
+      }
+      if (initialSyncDone) {
+        c.ws.writeTextMessage(SYNCED_FRAME);
       }
       after = statesLocked(pools.keySet());
     }

@@ -19,4 +19,10 @@ public interface SnapshotApplier {
 
   /** Forgets a pool. Removing a pool that is not known succeeds. */
   Future<Void> remove(String pool, long version);
+
+  /**
+   * The operator has sent everything it knows (possibly nothing): the data plane is as current as
+   * the control plane, even without a single pool.
+   */
+  default void synced() {}
 }

@@ -152,6 +152,27 @@ class ControlPlaneStreamTest {
   }
 
   @Test
+  void syncedFollowsTheInitialBurstOnlyOnceTheOperatorSaysItPublishedEverything() {
+    ControlPlaneServer server = server(0);
+    server.publish(pool("shop/tracking", 7, 1.0, 1.0));
+    RecordingApplier early = new RecordingApplier();
+    ControlPlaneClient earlyClient = client(server.port(), "dp-early", early);
+    await().atMost(WAIT).until(() -> early.version("shop/tracking") == 7);
+    // The operator has not said it published every pool yet: no "synced".
+    assertThat(early.calls).containsExactly("apply shop/tracking 7");
+
+    server.markInitialSyncDone();
+    await().atMost(WAIT).until(() -> early.calls.contains("synced"));
+
+    // A later data plane gets its snapshots, then "synced", in that order.
+    RecordingApplier late = new RecordingApplier();
+    client(server.port(), "dp-late", late);
+    await().atMost(WAIT).until(() -> late.calls.contains("synced"));
+    assertThat(late.calls).containsExactly("apply shop/tracking 7", "synced");
+    assertThat(earlyClient.connected()).isTrue();
+  }
+
+  @Test
   void invalidSnapshotIsNackedWithItsReasonAndTheLastGoodOneStays() {
     ControlPlaneServer server = server(0);
     RecordingApplier applier = new RecordingApplier();

@@ -31,6 +31,11 @@ final class RecordingApplier implements SnapshotApplier {
     return Future.succeededFuture();
   }
 
+  @Override
+  public void synced() {
+    calls.add("synced");
+  }
+
   long version(String pool) {
     PoolSnapshot s = current.get(pool);
     return s == null ? 0 : s.version();

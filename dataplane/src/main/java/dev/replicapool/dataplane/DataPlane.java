@@ -81,12 +81,7 @@ public final class DataPlane {
     store.addObserver(metrics);
     this.admin =
         new AdminServer(
-            vertx,
-            config.adminHost(),
-            config.adminPort(),
-            this::status,
-            metrics,
-            store::firstSnapshotApplied);
+            vertx, config.adminHost(), config.adminPort(), this::status, metrics, store::ready);
     this.client =
         new ControlPlaneClient(vertx, config.controlPlane(), store, new Random(seeds.nextLong()));
     client.onConnectionChange(metrics::controlPlaneConnected);
@@ -164,7 +159,7 @@ public final class DataPlane {
   private JsonObject status() {
     return new JsonObject()
         .put("node", config.controlPlane().node())
-        .put("ready", store.firstSnapshotApplied())
+        .put("ready", store.ready())
         .put(
             "controlPlane",
             new JsonObject()

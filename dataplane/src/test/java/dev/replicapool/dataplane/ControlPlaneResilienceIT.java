@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.controlplane.ControlPlaneServer;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,22 @@ class ControlPlaneResilienceIT extends DataPlaneTestBase {
             "replicapool_upstream_seconds_count\\{member=\"127.0.0.1:"
                 + k1.port
                 + "\",outcome=\"2xx\",pool=\"shop/tracking\"\\} 3");
+  }
+
+  @Test
+  void readyWithoutAnyPoolOnceTheControlPlaneSaysItSentEverything() throws Exception {
+    startDataPlane();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> status().getJsonObject("controlPlane").getBoolean("connected"));
+    assertThat(adminGet("/readyz").statusCode()).isEqualTo(503);
+
+    // An operator with no pools at all: the data plane is as current as it can be.
+    cp.markInitialSyncDone();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(adminGet("/readyz").statusCode()).isEqualTo(200));
+    assertThat(status().getJsonArray("pools")).isEmpty();
   }
 
   @Test

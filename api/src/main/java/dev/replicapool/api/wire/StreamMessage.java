@@ -7,7 +7,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *
  * <ul>
  *   <li>operator to data plane: {@code snapshot} (with {@link #snapshot}) or {@code remove} (pool
- *       and version only);
+ *       and version only); then {@code synced} once the data plane has everything the operator
+ *       knows, so that a data plane with no pools to serve can still report ready;
  *   <li>data plane to operator: {@code hello} (node), then {@code ack} or {@code nack} (pool,
  *       version, and for a NACK the error).
  * </ul>
@@ -20,6 +21,7 @@ public record StreamMessage(
     hello,
     snapshot,
     remove,
+    synced,
     ack,
     nack
   }
@@ -34,6 +36,10 @@ public record StreamMessage(
 
   public static StreamMessage remove(String pool, long version) {
     return new StreamMessage(Type.remove, null, pool, version, null, null);
+  }
+
+  public static StreamMessage synced() {
+    return new StreamMessage(Type.synced, null, null, null, null, null);
   }
 
   public static StreamMessage ack(String pool, long version) {

@@ -50,6 +50,7 @@ public final class ConfigStore implements SnapshotApplier {
   private final AtomicReference<RoutingTable> table = new AtomicReference<>(RoutingTable.EMPTY);
   private final List<TableObserver> observers = new CopyOnWriteArrayList<>();
   private volatile boolean firstApplied;
+  private volatile boolean controlPlaneSynced;
   private Future<Void> tail = Future.succeededFuture();
 
   /**
@@ -85,9 +86,22 @@ public final class ConfigStore implements SnapshotApplier {
     return table.get();
   }
 
-  /** True once a snapshot has been applied (the data plane's readiness). */
+  /** True once a snapshot has been applied. */
   public boolean firstSnapshotApplied() {
     return firstApplied;
+  }
+
+  /**
+   * The data plane's readiness: a snapshot was applied, or the control plane said it sent
+   * everything it has (which may be no pool at all).
+   */
+  public boolean ready() {
+    return firstApplied || controlPlaneSynced;
+  }
+
+  @Override
+  public void synced() {
+    controlPlaneSynced = true;
   }
 
   @Override
