@@ -11,7 +11,7 @@ import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
-import io.fabric8.kubernetes.api.model.Condition;
+import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vertx.core.Vertx;
@@ -47,15 +47,7 @@ final class SystemHarness implements AutoCloseable {
   private int operatorPort;
 
   SystemHarness(String name) {
-    Kubectl.Result crd = kubectl.run("apply", "--server-side", "-f", "../crds/");
-    assertThat(crd.exitCode()).as(crd.output()).isZero();
-    Kubectl.Result established =
-        kubectl.run(
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            "crd/replicapools.replicapool.dev");
-    assertThat(established.exitCode()).as(established.output()).isZero();
+    ReplicaPools.installCrd(kubectl, java.nio.file.Path.of("../crds/"));
     namespace = apiServer.createNamespace(client, name);
     startOperator(0);
     dataPlane =
@@ -98,14 +90,7 @@ final class SystemHarness implements AutoCloseable {
   }
 
   static String condition(ReplicaPool pool, String type) {
-    if (pool == null || pool.getStatus() == null) {
-      return null;
-    }
-    return pool.getStatus().conditions.stream()
-        .filter(c -> type.equals(c.getType()))
-        .map(Condition::getStatus)
-        .findFirst()
-        .orElse(null);
+    return ReplicaPools.conditionStatus(pool, type);
   }
 
   void awaitReadyAndSynced(String name) {

@@ -1,13 +1,11 @@
 package dev.replicapool.operator.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
-import io.fabric8.kubernetes.api.model.Condition;
+import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.util.ArrayList;
@@ -23,15 +21,7 @@ final class OperatorHarness implements AutoCloseable {
   final List<AutoCloseable> closeables = new ArrayList<>();
 
   OperatorHarness(String testName) {
-    Kubectl.Result crd = kubectl.run("apply", "--server-side", "-f", "../crds/");
-    assertThat(crd.exitCode()).as(crd.output()).isZero();
-    Kubectl.Result established =
-        kubectl.run(
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            "crd/replicapools.replicapool.dev");
-    assertThat(established.exitCode()).as(established.output()).isZero();
+    ReplicaPools.installCrd(kubectl, java.nio.file.Path.of("../crds/"));
     namespace = apiServer.createNamespace(client, testName);
     operator =
         ReplicaPoolOperator.start(
@@ -43,25 +33,11 @@ final class OperatorHarness implements AutoCloseable {
   }
 
   static String condition(ReplicaPool pool, String type) {
-    if (pool == null || pool.getStatus() == null) {
-      return null;
-    }
-    return pool.getStatus().conditions.stream()
-        .filter(c -> type.equals(c.getType()))
-        .map(Condition::getStatus)
-        .findFirst()
-        .orElse(null);
+    return ReplicaPools.conditionStatus(pool, type);
   }
 
   static String conditionMessage(ReplicaPool pool, String type) {
-    if (pool == null || pool.getStatus() == null) {
-      return null;
-    }
-    return pool.getStatus().conditions.stream()
-        .filter(c -> type.equals(c.getType()))
-        .map(Condition::getMessage)
-        .findFirst()
-        .orElse(null);
+    return ReplicaPools.conditionMessage(pool, type);
   }
 
   <T extends AutoCloseable> T closeLater(T c) {

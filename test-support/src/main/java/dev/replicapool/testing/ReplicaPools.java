@@ -1,0 +1,48 @@
+package dev.replicapool.testing;
+
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** What every test on a real API server needs of ReplicaPools: the CRD and condition lookups. */
+public final class ReplicaPools {
+  private ReplicaPools() {}
+
+  /**
+   * Applies the committed CRD (server-side, so repeated runs in one JVM are idempotent) and waits
+   * until it is served.
+   */
+  public static void installCrd(Kubectl kubectl, Path crdDir) {
+    Kubectl.Result crd = kubectl.run("apply", "--server-side", "-f", crdDir.toString());
+    if (crd.exitCode() != 0) {
+      throw new IllegalStateException("could not apply the CRD: " + crd.output());
+    }
+    Kubectl.Result established =
+        kubectl.run(
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/replicapools.replicapool.dev");
+    if (established.exitCode() != 0) {
+      throw new IllegalStateException("the CRD was not established: " + established.output());
+    }
+  }
+
+  /** A condition of the pool's status, if the pool and the condition exist. */
+  public static Optional<Condition> condition(ReplicaPool pool, String type) {
+    if (pool == null || pool.getStatus() == null || pool.getStatus().conditions == null) {
+      return Optional.empty();
+    }
+    return pool.getStatus().conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+  }
+
+  /** "True", "False", "Unknown", or null when the condition is not there. */
+  public static String conditionStatus(ReplicaPool pool, String type) {
+    return condition(pool, type).map(Condition::getStatus).orElse(null);
+  }
+
+  public static String conditionMessage(ReplicaPool pool, String type) {
+    return condition(pool, type).map(Condition::getMessage).orElse(null);
+  }
+}
