@@ -17,10 +17,20 @@ final class Fmt {
     return d.toPlainString();
   }
 
-  /** {@code value} with as many decimals as {@code reference} shows, and at least two. */
+  /**
+   * {@code value} with as many decimals as {@code reference} shows, and at least two; more when
+   * needed to tell them apart, so that a message never reads "0.05 > 0.05".
+   */
   static String like(double value, double reference) {
     int decimals = Math.max(2, num(reference).length() - num(reference).indexOf('.') - 1);
-    return String.format(Locale.ROOT, "%." + decimals + "f", value);
+    String v = String.format(Locale.ROOT, "%." + decimals + "f", value);
+    while (value != reference
+        && decimals < 6
+        && v.equals(String.format(Locale.ROOT, "%." + decimals + "f", reference))) {
+      decimals++;
+      v = String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+    return v;
   }
 
   /** Rounds half-up on the exact binary value (so 256.945 as a double, 256.9449..., is 256.94). */
