@@ -34,10 +34,12 @@ import org.slf4j.LoggerFactory;
  *       interval, so that members added together (a new pool, an operator restart) spread out
  *       instead of bursting, and later probes keep that phase.
  *   <li>At most one probe per member is in flight: a probe due while the previous one still runs is
- *       skipped (counted in {@link Stats#skipped()}).
+ *       skipped (counted in {@link Stats#skipped()}); and at most {@link Options#maxInFlight()} of
+ *       all members together, and at most {@link Options#maxConnecting()} that must connect first;
+ *       beyond these, probes are shed ({@link Stats#shed()}), not failed.
  *   <li>Success is a 2xx whose body has arrived within the timeout. A probe still running at the
  *       timeout is reported failed ("timeout after 100ms") and its request is reset, which closes
- *       its connection; connects are bounded by the same timeout.
+ *       its connection or abandons its connect (a TCP connect gives up after 10 s).
  *   <li>Connections are kept alive (one per member), so a probe costs one request, not a TCP
  *       handshake: 10,000 members at 1 s are 10,000 requests/s, not 10,000 connects/s.
  * </ul>
@@ -52,6 +54,18 @@ import org.slf4j.LoggerFactory;
 public final class Prober implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Prober.class);
   private static final Handler<Buffer> DISCARD = b -> {};
+  private static final Handler<Throwable> IGNORE = e -> {};
+
+  /**
+   * TCP connect attempts end after this; a probe fails at its own timeout long before. Not
+   * RequestOptions' connect timeout: in Vert.x 5 that bounds the wait for a pooled connection, and
+   * a connection established after that wait gave up was left open outside the pool (measured: a
+   * burst of 1,500 first probes left 477 such sockets).
+   */
+  static final int CONNECT_TIMEOUT_MILLIS = 10_000;
+
+  /** An idle pooled connection is closed after this. */
+  static final int KEEP_ALIVE_SECONDS = 60;
 
   /** How probes and timeouts are scheduled on the event loop. */
   public enum Scheduling {
@@ -63,15 +77,34 @@ public final class Prober implements AutoCloseable {
 
   /**
    * @param tickMillis wheel resolution: probes start and time out up to this late
+   * @param maxInFlight probes in flight at once, all members together; a probe due beyond it is
+   *     shed (no result, so no failure: an overloaded prober must not eject healthy members)
+   * @param maxConnecting probes in flight that must open a connection first (a new member, or one
+   *     whose last probe failed); beyond it they are shed too. This keeps an operator start with
+   *     10,000 members from opening 10,000 connections in one interval, which on a busy machine
+   *     turns into timeouts, resets and more connects.
    * @param userAgent User-Agent header of every probe
    */
-  public record Options(Scheduling scheduling, long tickMillis, String userAgent) {
+  public record Options(
+      Scheduling scheduling,
+      long tickMillis,
+      int maxInFlight,
+      int maxConnecting,
+      String userAgent) {
     public static Options defaults() {
-      return new Options(Scheduling.WHEEL, 5, "replicapool-prober/1");
+      return new Options(Scheduling.WHEEL, 5, 4096, 128, "replicapool-prober/1");
     }
 
     public Options withScheduling(Scheduling s) {
-      return new Options(s, tickMillis, userAgent);
+      return new Options(s, tickMillis, maxInFlight, maxConnecting, userAgent);
+    }
+
+    public Options withMaxInFlight(int max) {
+      return new Options(scheduling, tickMillis, max, maxConnecting, userAgent);
+    }
+
+    public Options withMaxConnecting(int max) {
+      return new Options(scheduling, tickMillis, maxInFlight, max, userAgent);
     }
   }
 
@@ -83,7 +116,8 @@ public final class Prober implements AutoCloseable {
       long succeeded,
       long failed,
       long timedOut,
-      long skipped) {}
+      long skipped,
+      long shed) {}
 
   private final Vertx vertx;
   private final Context context;
@@ -100,11 +134,13 @@ public final class Prober implements AutoCloseable {
 
   // Written on the event loop only; volatile for readers of stats().
   private volatile int inFlight;
+  private int connecting;
   private volatile long started;
   private volatile long succeeded;
   private volatile long failed;
   private volatile long timedOut;
   private volatile long skipped;
+  private volatile long shed;
 
   /** A prober with the default options and no listener yet (see {@link #setListener}). */
   public Prober(Vertx vertx) {
@@ -124,11 +160,15 @@ public final class Prober implements AutoCloseable {
         vertx.createHttpClient(
             new HttpClientOptions()
                 .setKeepAlive(true)
-                .setKeepAliveTimeout(60)
+                .setKeepAliveTimeout(KEEP_ALIVE_SECONDS)
+                .setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
                 .setTcpNoDelay(true)
                 .setDecompressionSupported(false),
-            // Connections live on the event loop that asks for them: the prober's.
-            new PoolOptions().setHttp1MaxSize(2).setEventLoopSize(0));
+            // One connection per origin, on the event loop that asks for it (the prober's): a
+            // probe never opens a second connection while a slow connect is still pending, so
+            // 10,000 members hold 10,000 sockets at most. The same address in two pools shares
+            // it, one probe after the other.
+            new PoolOptions().setHttp1MaxSize(1).setEventLoopSize(0));
     if (options.scheduling() == Scheduling.WHEEL) {
       this.wheel = new TimingWheel(options.tickMillis(), 4096, nowMillis());
       Handler<Long> tick = id -> wheel.advance(nowMillis());
@@ -163,7 +203,7 @@ public final class Prober implements AutoCloseable {
       throw new IllegalArgumentException("interval and timeout must be positive");
     }
     if (closed) {
-      throw new IllegalStateException("prober is closed");
+      return; // shutting down: nothing to probe any more
     }
     Target fresh =
         new Target(key, host, port, path == null ? "/" : path, intervalMillis, timeoutMillis);
@@ -237,7 +277,7 @@ public final class Prober implements AutoCloseable {
   }
 
   public Stats stats() {
-    return new Stats(targets.size(), inFlight, started, succeeded, failed, timedOut, skipped);
+    return new Stats(targets.size(), inFlight, started, succeeded, failed, timedOut, skipped, shed);
   }
 
   public Options options() {
@@ -252,24 +292,23 @@ public final class Prober implements AutoCloseable {
     closed = true;
     List<Target> all = new ArrayList<>(targets.values());
     targets.clear();
+    CompletableFuture<Void> stopped = new CompletableFuture<>();
     context.runOnContext(
         v -> {
           all.forEach(this::stop);
           if (wheelTimerId >= 0) {
             vertx.cancelTimer(wheelTimerId);
           }
+          client.close().onComplete(ar -> stopped.complete(null));
         });
-    Future<Void> f = client.close();
     if (Vertx.currentContext() == null) {
       try {
-        f.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        stopped.get(5, TimeUnit.SECONDS);
       } catch (Exception e) {
-        LOG.debug("prober client close: {}", e.toString());
+        LOG.debug("prober close: {}", e.toString());
       }
     }
   }
-
-  // ---------------------------------------------------------------- event loop only from here on
 
   /**
    * Sends a few requests through the shared client to a throwaway server on 127.0.0.1 before the
@@ -290,8 +329,7 @@ public final class Prober implements AutoCloseable {
                   new RequestOptions()
                       .setHost("127.0.0.1")
                       .setPort(server.actualPort())
-                      .setURI("/warm-up")
-                      .setConnectTimeout(1_000);
+                      .setURI("/warm-up");
               Future<Void> chain = Future.succeededFuture();
               for (int i = 0; i < 20; i++) {
                 chain =
@@ -379,7 +417,19 @@ public final class Prober implements AutoCloseable {
       skipped++;
       return;
     }
+    // A kept-alive connection exists after a response, unless it idled out (60 s).
+    boolean needsConnection = !t.connected || t.interval >= KEEP_ALIVE_SECONDS * 1000L;
+    if (inFlight >= options.maxInFlight()
+        || (needsConnection && connecting >= options.maxConnecting())
+        || closed) {
+      shed++;
+      return;
+    }
     Probe p = new Probe(t);
+    if (needsConnection) {
+      p.connecting = true;
+      connecting++;
+    }
     t.current = p;
     inFlight++;
     started++;
@@ -406,6 +456,7 @@ public final class Prober implements AutoCloseable {
                 return;
               }
               p.request = req;
+              req.exceptionHandler(IGNORE); // the send future reports failures
               req.send()
                   .onComplete(
                       r -> {
@@ -416,6 +467,7 @@ public final class Prober implements AutoCloseable {
                         }
                         HttpClientResponse resp = r.result();
                         int code = resp.statusCode();
+                        t.connected = true;
                         resp.handler(DISCARD);
                         resp.end()
                             .onComplete(
@@ -466,6 +518,9 @@ public final class Prober implements AutoCloseable {
       succeeded++;
     } else {
       failed++;
+      if (statusCode < 0) {
+        t.connected = false; // no response: connection refused, reset or closed
+      }
     }
     try {
       listener.onResult(new ProbeResult(t.key, ok, latency, statusCode, error, Instant.now()));
@@ -480,6 +535,9 @@ public final class Prober implements AutoCloseable {
     }
     p.released = true;
     inFlight--;
+    if (p.connecting) {
+      connecting--;
+    }
     if (p.target.current == p) {
       p.target.current = null;
     }
@@ -501,6 +559,7 @@ public final class Prober implements AutoCloseable {
     final RequestOptions options;
 
     boolean active = true;
+    boolean connected;
     Probe current;
     long nextDue;
     TimingWheel.Timeout due;
@@ -520,7 +579,6 @@ public final class Prober implements AutoCloseable {
               .setPort(port)
               .setURI(path)
               .setFollowRedirects(false)
-              .setConnectTimeout(timeout)
               .putHeader("User-Agent", Prober.this.options.userAgent());
     }
 
@@ -547,6 +605,7 @@ public final class Prober implements AutoCloseable {
     long timerId = -1;
     boolean reported;
     boolean released;
+    boolean connecting;
 
     Probe(Target target) {
       this.target = target;

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,9 +37,10 @@ import javax.management.openmbean.CompositeData;
  * port each, so that every member is its own origin with its own kept-alive connection, as Pods
  * are.
  *
- * <p>Options (defaults): --members 10000 --pools 1000 --interval 1000 --timeout 500 --warmup 15
- * --duration 60 --scheduling WHEEL|TIMERS (WHEEL) --tick 5 --server-processes 2. Run it with
- * bench/probing/run.sh, which sets -Xmx512m.
+ * <p>Options (defaults): --members 10000 --pools 1000 --interval 1000 --timeout 500 --warmup 10
+ * --duration 60 --scheduling WHEEL|TIMERS (WHEEL) --tick 5 --max-in-flight 4096 --max-connecting
+ * 128 --server-processes 2 --first-port 10000 (member ports are taken from there up, below the
+ * ephemeral range). Run it with bench/probing/run.sh, which sets -Xmx512m.
  */
 public final class ProbeBenchmark {
   private static final int MAX_MS = 5_000;
@@ -46,6 +48,15 @@ public final class ProbeBenchmark {
   private ProbeBenchmark() {}
 
   public static void main(String[] args) throws Exception {
+    try {
+      run(args);
+    } catch (Throwable t) {
+      t.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     Map<String, String> opt = new HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
@@ -54,17 +65,20 @@ public final class ProbeBenchmark {
     int pools = Integer.parseInt(opt.getOrDefault("pools", "1000"));
     long interval = Long.parseLong(opt.getOrDefault("interval", "1000"));
     long timeout = Long.parseLong(opt.getOrDefault("timeout", "500"));
-    int warmup = Integer.parseInt(opt.getOrDefault("warmup", "15"));
+    int warmup = Integer.parseInt(opt.getOrDefault("warmup", "10"));
     int duration = Integer.parseInt(opt.getOrDefault("duration", "60"));
     Prober.Scheduling scheduling =
         Prober.Scheduling.valueOf(opt.getOrDefault("scheduling", "WHEEL"));
     long tick = Long.parseLong(opt.getOrDefault("tick", "5"));
+    int maxInFlight = Integer.parseInt(opt.getOrDefault("max-in-flight", "4096"));
+    int maxConnecting = Integer.parseInt(opt.getOrDefault("max-connecting", "128"));
     int serverProcesses = Integer.parseInt(opt.getOrDefault("server-processes", "2"));
+    int firstPort = Integer.parseInt(opt.getOrDefault("first-port", "10000"));
 
     System.out.printf(
         Locale.ROOT,
         "probing benchmark: %d members in %d pools, interval %d ms, timeout %d ms, %s,"
-            + " warm-up %d s, measured %d s%n",
+            + " start-up until every member answered, then warm-up %d s, measured %d s%n",
         members,
         pools,
         interval,
@@ -79,6 +93,7 @@ public final class ProbeBenchmark {
         Runtime.getRuntime().maxMemory() >> 20,
         System.getProperty("java.version"));
 
+    String load0 = loadAverage();
     // 1. Member servers in child JVMs.
     List<Process> servers = new ArrayList<>();
     List<Integer> ports = new ArrayList<>();
@@ -90,15 +105,19 @@ public final class ProbeBenchmark {
       ProcessBuilder pb =
           new ProcessBuilder(
               Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-              "-Xmx384m",
-              "-XX:+UseSerialGC",
+              // Room enough that the members never pause long: a pause of the member servers
+              // times out all their probes at once, which measures the servers, not the prober.
+              "-Xms1g",
+              "-Xmx1g",
+              "-XX:+UseParallelGC",
               "-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile", ""),
               "-cp",
               System.getProperty("java.class.path"),
               ProbeBenchServers.class.getName(),
               Integer.toString(count),
               portsFile.toString(),
-              Long.toString(maxSeconds));
+              Long.toString(maxSeconds),
+              Integer.toString(firstPort + s * (members / serverProcesses + 1000)));
       pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
       pb.redirectError(ProcessBuilder.Redirect.INHERIT);
       servers.add(pb.start());
@@ -127,13 +146,27 @@ public final class ProbeBenchmark {
     AtomicLongArray histogram = new AtomicLongArray(MAX_MS + 1);
     Map<String, LongAdder> errors = new ConcurrentHashMap<>();
     AtomicBoolean measuring = new AtomicBoolean();
+    Set<String> answered = ConcurrentHashMap.newKeySet();
+    AtomicLong allAnsweredNanos = new AtomicLong();
+    LongAdder warmOk = new LongAdder();
+    LongAdder warmFailed = new LongAdder();
     AfterGc afterGc = new AfterGc();
     Vertx vertx = Vertx.vertx();
     Prober prober =
         new Prober(
             vertx,
             r -> {
+              if (r.success() && answered.size() < members && answered.add(r.address())) {
+                if (answered.size() == members) {
+                  allAnsweredNanos.set(System.nanoTime());
+                }
+              }
               if (!measuring.get()) {
+                if (r.success()) {
+                  warmOk.increment();
+                } else {
+                  warmFailed.increment();
+                }
                 return;
               }
               if (r.success()) {
@@ -147,8 +180,10 @@ public final class ProbeBenchmark {
               }
               histogram.incrementAndGet((int) Math.min(MAX_MS, Math.max(0, r.latencyMillis())));
             },
-            new Prober.Options(scheduling, tick, "replicapool-bench/1"));
+            new Prober.Options(
+                scheduling, tick, maxInFlight, maxConnecting, "replicapool-bench/1"));
     int perPool = Math.max(1, members / pools);
+    long trackedNanos = System.nanoTime();
     for (int i = 0; i < members; i++) {
       int port = ports.get(i);
       prober.track(
@@ -161,7 +196,11 @@ public final class ProbeBenchmark {
           timeout);
     }
 
-    // 3. Warm up, then measure.
+    // 3. Start-up: until every member answered once (at most 180 s), then a warm-up for the JIT.
+    long startupDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+    while (allAnsweredNanos.get() == 0 && System.nanoTime() < startupDeadline) {
+      Thread.sleep(200); // polling the benchmark's own counters, not a test wait
+    }
     Thread.sleep(TimeUnit.SECONDS.toMillis(warmup));
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -174,18 +213,30 @@ public final class ProbeBenchmark {
     long wall0 = System.nanoTime();
     measuring.set(true);
     long maxUsed = 0;
+    long windowCpu = cpu0;
+    long windowWall = wall0;
+    long windowOk = 0;
+    long windowFailed = 0;
     for (int s = 0; s < duration; s++) {
       Thread.sleep(1_000);
       maxUsed = Math.max(maxUsed, heapUsed());
-      if ((s + 1) % 10 == 0) {
+      if ((s + 1) % 10 == 0 || s + 1 == duration) {
+        long c = os.getProcessCpuTime();
+        long w = System.nanoTime();
         System.out.printf(
             Locale.ROOT,
-            "  %3d s: %d ok, %d failed, cpu %.2f cores, heap used %d MiB%n",
+            "  %3d s: last %.0f s %d ok, %d failed, cpu %.2f cores; heap used %d MiB, %d fds%n",
             s + 1,
-            ok.sum(),
-            failed.sum(),
-            (os.getProcessCpuTime() - cpu0) / (double) (System.nanoTime() - wall0),
-            heapUsed() >> 20);
+            (w - windowWall) / 1e9,
+            ok.sum() - windowOk,
+            failed.sum() - windowFailed,
+            (c - windowCpu) / (double) (w - windowWall),
+            heapUsed() >> 20,
+            countFds());
+        windowCpu = c;
+        windowWall = w;
+        windowOk = ok.sum();
+        windowFailed = failed.sum();
       }
     }
     measuring.set(false);
@@ -207,6 +258,15 @@ public final class ProbeBenchmark {
     System.out.println();
     System.out.println("== result ==");
     System.out.printf(Locale.ROOT, "scheduling             %s (tick %d ms)%n", scheduling, tick);
+    System.out.printf(
+        Locale.ROOT,
+        "start-up               every member answered 2xx %s after track; start-up and warm-up"
+            + " probes %d ok, %d failed%n",
+        allAnsweredNanos.get() == 0
+            ? "never (" + answered.size() + " did)"
+            : String.format(Locale.ROOT, "%.1f s", (allAnsweredNanos.get() - trackedNanos) / 1e9),
+        warmOk.sum(),
+        warmFailed.sum());
     System.out.printf(Locale.ROOT, "wall                   %.1f s%n", seconds);
     System.out.printf(
         Locale.ROOT,
@@ -219,8 +279,11 @@ public final class ProbeBenchmark {
     errors.forEach((e, n) -> System.out.printf(Locale.ROOT, "  failed: %6d  %s%n", n.sum(), e));
     System.out.printf(
         Locale.ROOT,
-        "skipped (in flight)    %d, timed out %d%n",
+        "skipped (in flight)    %d, shed (over %d in flight or %d connecting) %d, timed out %d%n",
         stats.skipped() - stats0.skipped(),
+        maxInFlight,
+        maxConnecting,
+        stats.shed() - stats0.shed(),
         stats.timedOut() - stats0.timedOut());
     System.out.printf(
         Locale.ROOT,
@@ -248,6 +311,8 @@ public final class ProbeBenchmark {
     System.out.printf(
         Locale.ROOT, "gc                     %d collections, %d ms%n", gcCount, gcTime);
     System.out.printf(Locale.ROOT, "open file descriptors  %d%n", fds);
+    System.out.printf(
+        Locale.ROOT, "load average           %s at start, %s at end%n", load0, loadAverage());
 
     prober.close();
     vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -331,6 +396,16 @@ public final class ProbeBenchmark {
     return ManagementFactory.getGarbageCollectorMXBeans().stream()
         .mapToLong(GarbageCollectorMXBean::getCollectionTime)
         .sum();
+  }
+
+  /** The 1, 5 and 15 minute load averages: other work on the machine skews latency. */
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (Exception e) {
+      return "?";
+    }
   }
 
   private static long countFds() {

@@ -90,6 +90,21 @@ class ProberTest {
 
   @ParameterizedTest
   @EnumSource(Scheduling.class)
+  void oneKeptAliveConnectionPerMember(Scheduling scheduling) {
+    prober(scheduling);
+    for (int i = 0; i < 3; i++) {
+      prober.track(key("m" + i), "127.0.0.1", server.port(), "/ok", 50, 40);
+    }
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> results.size() >= 30);
+
+    // Members of one origin share its single pooled connection.
+    assertThat(server.openedConnections.get()).isEqualTo(1);
+    assertThat(server.closedConnections.get()).isZero();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Scheduling.class)
   void http500IsAFailure(Scheduling scheduling) {
     MemberKey k = key("fail");
     prober(scheduling).track(k, "127.0.0.1", server.port(), "/fail", 100, 50);
@@ -140,6 +155,60 @@ class ProberTest {
     assertThat(server.maxHanging.get()).isEqualTo(1);
     assertThat(prober.stats().skipped()).isGreaterThanOrEqualTo(10);
     assertThat(prober.stats().inFlight()).isLessThanOrEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Scheduling.class)
+  void probesBeyondMaxInFlightAreShedNotFailed(Scheduling scheduling) {
+    prober =
+        new Prober(
+            vertx,
+            results::add,
+            Prober.Options.defaults().withScheduling(scheduling).withMaxInFlight(2));
+    for (int i = 0; i < 6; i++) {
+      prober.track(key("hang" + i), "127.0.0.1", server.port(), "/hang", 100, 90);
+    }
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> prober.stats().shed() >= 10);
+
+    assertThat(server.maxHanging.get()).isLessThanOrEqualTo(2);
+    assertThat(prober.stats().inFlight()).isLessThanOrEqualTo(2);
+    // Shed probes report nothing: every result is a real timeout.
+    assertThat(results).allSatisfy(r -> assertThat(r.error()).isEqualTo("timeout after 90ms"));
+    assertThat((long) results.size()).isLessThanOrEqualTo(prober.stats().started());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Scheduling.class)
+  void connectsAreLimitedButConnectedMembersAreNot(Scheduling scheduling) {
+    prober =
+        new Prober(
+            vertx,
+            results::add,
+            Prober.Options.defaults().withScheduling(scheduling).withMaxConnecting(1));
+    for (int i = 0; i < 5; i++) {
+      // Every probe of a hanging member times out, is reset, and must connect again.
+      prober.track(key("hang" + i), "127.0.0.1", server.port(), "/hang", 100, 90);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> prober.stats().shed() >= 10);
+    assertThat(server.maxHanging.get()).isEqualTo(1);
+    for (int i = 0; i < 5; i++) {
+      prober.untrack(key("hang" + i));
+    }
+
+    for (int i = 0; i < 10; i++) {
+      prober.track(key("ok" + i), "127.0.0.1", server.port(), "/ok?m=" + i, 100, 90);
+    }
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                results.stream()
+                        .filter(r -> r.success() && r.address().startsWith("ok"))
+                        .map(ProbeResult::key)
+                        .distinct()
+                        .count()
+                    == 10);
   }
 
   @ParameterizedTest

@@ -21,6 +21,7 @@ final class TestServer implements AutoCloseable {
   final AtomicInteger hanging = new AtomicInteger();
   final AtomicInteger maxHanging = new AtomicInteger();
   final AtomicInteger closedConnections = new AtomicInteger();
+  final AtomicInteger openedConnections = new AtomicInteger();
   private final Set<HttpConnection> hungConnections = ConcurrentHashMap.newKeySet();
   private final Vertx vertx;
   private final HttpServer server;
@@ -31,14 +32,16 @@ final class TestServer implements AutoCloseable {
         vertx
             .createHttpServer()
             .connectionHandler(
-                c ->
-                    c.closeHandler(
-                        v -> {
-                          closedConnections.incrementAndGet();
-                          if (hungConnections.remove(c)) {
-                            hanging.decrementAndGet();
-                          }
-                        }))
+                c -> {
+                  openedConnections.incrementAndGet();
+                  c.closeHandler(
+                      v -> {
+                        closedConnections.incrementAndGet();
+                        if (hungConnections.remove(c)) {
+                          hanging.decrementAndGet();
+                        }
+                      });
+                })
             .requestHandler(this::handle)
             .listen(0, "127.0.0.1")
             .toCompletionStage()
