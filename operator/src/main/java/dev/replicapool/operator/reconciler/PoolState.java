@@ -90,6 +90,8 @@ final class PoolState {
       if (m.draining()) {
         health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
       }
+      // Time passes for members nobody probes (checks off): their recovery hold ends here.
+      health.tick().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
       if (m.selfReportedHealthy() != null) {
         health
             .onSelfReported(m.selfReportedHealthy())
