@@ -155,7 +155,12 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
 
   @Override
   public void installed(RoutingTable previous, RoutingTable next) {
+    // Only pools this swap changed: a snapshot replaces one PoolRuntime and keeps the others as
+    // the same objects, so walking every pool made applying N pools O(N^2) (docs/BENCHMARKS.md).
     for (PoolRuntime p : next.pools().values()) {
+      if (previous.pool(p.name()) == p) {
+        continue;
+      }
       String pool = p.name();
       poolMeters.computeIfAbsent(pool, name -> poolGauges(name));
       for (Endpoint e : p.router().endpoints()) {
@@ -172,6 +177,9 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     }
     for (PoolRuntime p : previous.pools().values()) {
       PoolRuntime now = next.pool(p.name());
+      if (now == p) {
+        continue;
+      }
       Set<Endpoint> kept =
           now == null ? Set.of() : java.util.Collections.newSetFromMap(new IdentityHashMap<>());
       if (now != null) {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the benchmark drivers: Maven only resolves the classpath of the installed replicapool
+# artifacts (offline), javac compiles. Prints nothing on success; writes target/cp.txt (full
+# classpath, drivers first).
+set -euo pipefail
+H="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p "$H/target/classes"
+if [ ! -s "$H/target/deps.txt" ] || [ "$H/pom.xml" -nt "$H/target/deps.txt" ]; then
+  mvn -B -q -o -f "$H/pom.xml" dependency:build-classpath -Dmdep.outputFile="$H/target/deps.txt" >/dev/null
+fi
+javac -nowarn -d "$H/target/classes" -cp "$(cat "$H/target/deps.txt")" $(find "$H/src/main/java" -name '*.java')
+cp "$H/logback.xml" "$H/target/classes/logback.xml"
+echo "$H/target/classes:$(cat "$H/target/deps.txt")" > "$H/target/cp.txt"

@@ -1,0 +1,170 @@
+# Shared by the bench/*/run.sh scripts: builds the harness, starts and stops the processes of a run.
+# Everything listens on 127.0.0.1; every process started here is remembered by PID and stopped by
+# PID on exit (never by name).
+set -euo pipefail
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$BENCH/.." && pwd)"
+OUT="${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "$OUT"
+"$BENCH/harness/build.sh"
+CP="$(cat "$BENCH/harness/target/cp.txt")"
+JAVA="${JAVA:-java}"
+PIDS=()
+# Ports: a block of 11 free ports below the ephemeral range, picked at start (other benchmarks on
+# this machine hold thousands of ports): backends BASE+1..+5, then control plane, data plane,
+# HAProxy, nginx.
+free_block() { python3 -c "
+import socket,random
+while True:
+    b=random.randrange(20000,30000); ok=True; socks=[]
+    for p in range(b+1,b+12):
+        s=socket.socket()
+        try: s.bind(('127.0.0.1',p)); socks.append(s)
+        except OSError: ok=False; break
+    if ok: print(b); break"; }
+BACKEND_BASE=$(free_block)
+CP_PORT=$((BACKEND_BASE + 6)); CP_HTTP=$((BACKEND_BASE + 7)); DP_PORT=$((BACKEND_BASE + 8))
+DP_ADMIN=$((BACKEND_BASE + 9)); HAPROXY_PORT=$((BACKEND_BASE + 10)); NGINX_PORT=$((BACKEND_BASE + 11))
+HOSTHDR=bench.local
+TOKEN_FILE="$OUT/token"; echo "bench-token" > "$TOKEN_FILE"
+
+cleanup() {
+  set +e
+  local p
+  for p in "${PIDS[@]:-}"; do
+    [[ "$p" =~ ^[1-9][0-9]*$ ]] || continue # never 0 or empty: kill 0 would hit the whole group
+    kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null
+  done
+  sleep 0.5
+  for p in "${PIDS[@]:-}"; do [[ "$p" =~ ^[1-9][0-9]*$ ]] && kill -9 "$p" 2>/dev/null; done
+  return 0
+}
+trap cleanup EXIT
+trap "exit 130" INT TERM
+
+log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$OUT/log.txt"; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+machine() {
+  echo "date: $(date -Is); host: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -h | awk '/^Mem:/{print $2}') memory; $(uname -sr); $(java -version 2>&1 | head -1); $(haproxy -v 2>/dev/null | head -1 | cut -d' ' -f1-3); $(nginx -v 2>&1); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2); load $(loadavg)"
+}
+
+wait_port() { # port [seconds]
+  local end=$((SECONDS + ${2:-30}))
+  until (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; do
+    [ $SECONDS -lt $end ] || { echo "port $1 did not open" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+# backend NAME PORT: a sample replica with one event loop, full JIT, warmed up.
+BACKEND_PID=()
+backend() {
+  "$JAVA" -Xmx128m -XX:+UseSerialGC -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
+    dev.replicapool.replica.SampleReplicaMain --name "$1" --host 127.0.0.1 --port "$2" --threads 1 \
+    >"$OUT/backend-$1.log" 2>&1 &
+  PIDS+=($!); BACKEND_PID[$2]=$!
+  wait_port "$2"
+}
+backends() { # N: k1..kN on BACKEND_BASE+i
+  for i in $(seq 1 "$1"); do backend "k$i" $((BACKEND_BASE + i)); done
+  for i in $(seq 1 "$1"); do curl -s -o /dev/null "http://127.0.0.1:$((BACKEND_BASE + i))/admin/reset" -X POST; done
+}
+members_csv() { local s=""; for i in $(seq 1 "$1"); do s="$s${s:+,}127.0.0.1:$((BACKEND_BASE + i))"; done; echo "$s"; }
+admin() { curl -s -o /dev/null -X POST "http://127.0.0.1:$((BACKEND_BASE + $1))/admin/$2"; }
+
+cptool() {
+  "$JAVA" -Xmx256m -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" dev.replicapool.bench.CpTool \
+    --port $CP_PORT --http-port $CP_HTTP --token-file "$TOKEN_FILE" >"$OUT/cptool.log" 2>&1 &
+  PIDS+=($!)
+  wait_port $CP_HTTP
+}
+publish() { # POLICY N [POOL [HOST [extra query]]]: a new pool name gives a fresh router (no history)
+  curl -sf "http://127.0.0.1:$CP_HTTP/publish?pool=bench/${3:-p}&policy=$1&hosts=${4:-$HOSTHDR}&members=$(members_csv "$2")${5:-}" >/dev/null
+}
+
+# dataplane INSTANCES: DataPlaneMain with --instances N (event loops serving the port).
+DP_PID=""
+dataplane() {
+  "$JAVA" -Xms256m -Xmx512m ${DP_JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
+    dev.replicapool.dataplane.DataPlaneMain --control-plane 127.0.0.1:$CP_PORT --token-file "$TOKEN_FILE" \
+    --node bench-dp --listen 127.0.0.1:$DP_PORT --tls-listen off --admin-port 127.0.0.1:$DP_ADMIN \
+    --instances "$1" >"$OUT/dataplane.log" 2>&1 &
+  DP_PID=$!; PIDS+=($DP_PID)
+  wait_port $DP_PORT; wait_port $DP_ADMIN
+  local end=$((SECONDS + 20))
+  until curl -sf "http://127.0.0.1:$DP_ADMIN/healthz" >/dev/null; do [ $SECONDS -lt $end ] || return 1; sleep 0.1; done
+}
+stop_pid() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# haproxy THREADS BALANCE N: configured as its users do: keep-alive to the servers (http-reuse),
+# health checks, retries with redispatch.
+HAPROXY_PID=""
+haproxy_start() {
+  local cfg="$OUT/haproxy.cfg"
+  {
+    echo "global"
+    echo "  nbthread $1"
+    echo "  maxconn 8000"
+    echo "defaults"
+    echo "  mode http"
+    echo "  timeout connect 1s"
+    echo "  timeout client 30s"
+    echo "  timeout server 30s"
+    echo "  retries 3"
+    echo "  option redispatch 1"
+    echo "  retry-on conn-failure empty-response"
+    echo "  http-reuse safe"
+    echo "frontend fe"
+    echo "  bind 127.0.0.1:$HAPROXY_PORT"
+    echo "  default_backend be"
+    echo "backend be"
+    echo "  balance $2"
+    echo "  option httpchk GET /healthz"
+    for i in $(seq 1 "$3"); do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) check inter 1s fall 2 rise 2 maxconn 1000"; done
+  } > "$cfg"
+  haproxy -f "$cfg" -db >"$OUT/haproxy.log" 2>&1 &
+  HAPROXY_PID=$!; PIDS+=($HAPROXY_PID)
+  wait_port $HAPROXY_PORT
+}
+
+# nginx WORKERS METHOD N: upstream keepalive, HTTP/1.1 to the servers, passive max_fails.
+NGINX_PID=""
+nginx_start() {
+  local dir="$OUT/nginx"; mkdir -p "$dir"
+  cat > "$dir/nginx.conf" <<NGX
+worker_processes $1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy; fastcgi_temp_path $dir/fcgi;
+  uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
+  upstream be {
+    $2
+$(for i in $(seq 1 "$3"); do echo "    server 127.0.0.1:$((BACKEND_BASE + i)) max_fails=1 fail_timeout=10s;"; done)
+    keepalive 128;
+  }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / {
+      proxy_pass http://be;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host \$host;
+      proxy_connect_timeout 1s;
+      proxy_next_upstream error timeout;
+    }
+  }
+}
+NGX
+  nginx -c "$dir/nginx.conf" -p "$dir" >"$OUT/nginx.log" 2>&1 &
+  NGINX_PID=$!; PIDS+=($NGINX_PID)
+  wait_port $NGINX_PORT
+}
+
+loadgen() { # args for LoadGen
+  "$JAVA" -Xmx512m -XX:+UseParallelGC -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
+    dev.replicapool.bench.LoadGen --host-header $HOSTHDR "$@"
+}
