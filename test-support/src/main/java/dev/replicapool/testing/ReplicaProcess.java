@@ -134,15 +134,25 @@ public final class ReplicaProcess implements AutoCloseable {
     }
   }
 
-  /** A free TCP port on the given loopback address. */
+  /**
+   * A free TCP port on the given loopback address, below the kernel's ephemeral range (32768 and up
+   * on Linux). A member's port inside that range can be handed out as the local port of a
+   * connection to it once the member died: the connection then reaches itself (TCP self-connect)
+   * and a request sent on it waits for an answer that never comes.
+   */
   public static int freePort(String host) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.setReuseAddress(true);
-      s.bind(new InetSocketAddress(host, 0));
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20_000 + random.nextInt(12_000);
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(host, port));
+        return port;
+      } catch (IOException inUse) {
+        // try another
+      }
     }
+    throw new IllegalStateException("no free port between 20000 and 32000 on " + host);
   }
 
   public String name() {
