@@ -85,6 +85,10 @@ class ScenarioS2IT {
 
   @Test
   void fivePhasesThroughTheDataPlane() throws Exception {
+    // No pool yet: the data plane is ready once the operator said it sent everything it has.
+    await().atMost(Duration.ofSeconds(10)).until(() -> h.dataPlaneStatus().getBoolean("ready"));
+    assertThat(h.dataPlaneStatus().getJsonArray("pools")).isEmpty();
+
     ReplicaPool pool = new ReplicaPool();
     pool.getMetadata().setName("registry");
     pool.getMetadata().setNamespace(h.namespace);

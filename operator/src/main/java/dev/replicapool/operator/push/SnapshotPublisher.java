@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Turns a pool's members into a versioned {@link PoolSnapshot} and sends it to the data planes,
@@ -19,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class SnapshotPublisher {
   private final ControlPlaneServer server;
   private final Map<String, PoolSnapshot> lastSent = new ConcurrentHashMap<>();
+  private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
   public SnapshotPublisher(ControlPlaneServer server) {
     this.server = server;
@@ -36,7 +39,13 @@ public final class SnapshotPublisher {
     PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls);
     lastSent.put(pool, snapshot);
     server.publish(snapshot);
+    listeners.forEach(l -> l.accept(pool));
     return snapshot.version();
+  }
+
+  /** Told the pool ("namespace/name") of every snapshot sent. Must not block. */
+  public void onPublished(Consumer<String> listener) {
+    listeners.add(listener);
   }
 
   /** The version last sent for a pool, 0 when none. */
