@@ -32,6 +32,12 @@ public final class DataPlaneArgs {
         --max-body-bytes BYTES          larger bodies get 413 (default 10485760)
         --upstream-connect-timeout-ms N connect timeout to members (default 1000)
         --upstream-timeout-ms N         a member silent this long mid-request gets 504 (default 30000)
+        --request-header-timeout-ms N   a connection must complete its first request header in this
+                                        long, or it is closed (slowloris; default 10000, 0 off)
+        --client-idle-timeout-seconds N idle client connections are closed after this (default 120)
+        --h2c on|off                    plain-text ports also take HTTP/2 with prior knowledge
+                                        (default on; off lets the header timeout bound the first
+                                        request of a connection too)
         --drain-seconds N               on SIGTERM, in-flight requests get this long (default 10)
         --instances N                   event loops serving each port (default: CPU count)
       Each flag may be given as an environment variable: --token-file -> REPLICAPOOL_TOKEN_FILE.
@@ -51,6 +57,9 @@ public final class DataPlaneArgs {
           "max-body-bytes",
           "upstream-connect-timeout-ms",
           "upstream-timeout-ms",
+          "request-header-timeout-ms",
+          "client-idle-timeout-seconds",
+          "h2c",
           "drain-seconds",
           "instances");
 
@@ -149,6 +158,21 @@ public final class DataPlaneArgs {
                         1,
                         600_000),
                 number(values, "upstream-timeout-ms", d.upstreamIdleTimeoutMillis(), 1, 86_400_000))
+            .withClientTimeouts(
+                (int)
+                    number(
+                        values,
+                        "client-idle-timeout-seconds",
+                        d.clientIdleTimeoutSeconds(),
+                        1,
+                        86_400),
+                number(
+                    values,
+                    "request-header-timeout-ms",
+                    d.requestHeaderTimeoutMillis(),
+                    0,
+                    3_600_000))
+            .withH2c(onOff(values, "h2c", d.h2c()))
             .withDrainMillis(
                 1000 * number(values, "drain-seconds", d.drainMillis() / 1000, 0, 3600))
             .withInstances((int) number(values, "instances", d.instances(), 1, 256));
@@ -198,6 +222,19 @@ public final class DataPlaneArgs {
     } catch (NumberFormatException e) {
       throw new UsageException("--" + flag + " needs a number, got " + v);
     }
+  }
+
+  private static boolean onOff(Map<String, String> values, String flag, boolean def)
+      throws UsageException {
+    String v = values.get(flag);
+    if (v == null) {
+      return def;
+    }
+    return switch (v.toLowerCase(Locale.ROOT)) {
+      case "on", "true", "yes" -> true;
+      case "off", "false", "no" -> false;
+      default -> throw new UsageException("--" + flag + " takes on or off, got " + v);
+    };
   }
 
   private static String read(String flag, String path) throws UsageException {

@@ -14,6 +14,11 @@ import java.util.Set;
  * @param tlsKeyPem its private key (PEM)
  * @param adminPort port of /metrics, /healthz, /readyz; 0 for any free port
  * @param leaderElectionNamespace where the leader Lease lives; null runs without leader election
+ * @param leaderIdentity this replica's name in the leader Lease; null takes JOSDK's default (the
+ *     HOSTNAME environment variable, the Pod's name, else a random UUID)
+ * @param exitOnLostLead under leader election, end the process when the lead is lost while running
+ *     (so that two replicas never reconcile at once); never on {@code close()}. Only tests that run
+ *     several operators in one JVM turn it off.
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -23,9 +28,34 @@ public record OperatorConfig(
     String tlsCertPem,
     String tlsKeyPem,
     int adminPort,
-    String leaderElectionNamespace) {
+    String leaderElectionNamespace,
+    String leaderIdentity,
+    boolean exitOnLostLead) {
 
   public static final String LEADER_LEASE_NAME = "replicapool-operator-leader";
+
+  /** Without a leader identity of its own: JOSDK's default; exits when the lead is lost. */
+  public OperatorConfig(
+      Set<String> namespaces,
+      String controlPlaneHost,
+      int controlPlanePort,
+      String token,
+      String tlsCertPem,
+      String tlsKeyPem,
+      int adminPort,
+      String leaderElectionNamespace) {
+    this(
+        namespaces,
+        controlPlaneHost,
+        controlPlanePort,
+        token,
+        tlsCertPem,
+        tlsKeyPem,
+        adminPort,
+        leaderElectionNamespace,
+        null,
+        true);
+  }
 
   /** A single-process operator on loopback with random ports, for tests and the local run. */
   public static OperatorConfig local(String token) {
@@ -41,7 +71,9 @@ public record OperatorConfig(
         tlsCertPem,
         tlsKeyPem,
         admin,
-        leaderElectionNamespace);
+        leaderElectionNamespace,
+        leaderIdentity,
+        exitOnLostLead);
   }
 
   public OperatorConfig withNamespaces(Set<String> watched) {
@@ -53,7 +85,9 @@ public record OperatorConfig(
         tlsCertPem,
         tlsKeyPem,
         adminPort,
-        leaderElectionNamespace);
+        leaderElectionNamespace,
+        leaderIdentity,
+        exitOnLostLead);
   }
 
   public OperatorConfig withLeaderElection(String namespace) {
@@ -65,7 +99,27 @@ public record OperatorConfig(
         tlsCertPem,
         tlsKeyPem,
         adminPort,
-        namespace);
+        namespace,
+        leaderIdentity,
+        exitOnLostLead);
+  }
+
+  /**
+   * Leader election with an identity of its own; {@code exitOnLostLead} false for several operators
+   * in one JVM (tests), where losing the lead must not end the JVM.
+   */
+  public OperatorConfig withLeaderIdentity(String identity, boolean exitOnLostLead) {
+    return new OperatorConfig(
+        namespaces,
+        controlPlaneHost,
+        controlPlanePort,
+        token,
+        tlsCertPem,
+        tlsKeyPem,
+        adminPort,
+        leaderElectionNamespace,
+        identity,
+        exitOnLostLead);
   }
 
   @Override
@@ -82,6 +136,7 @@ public record OperatorConfig(
         + adminPort
         + ", leaderElection="
         + leaderElectionNamespace
+        + (leaderIdentity == null ? "" : ", identity=" + leaderIdentity)
         + "]";
   }
 }

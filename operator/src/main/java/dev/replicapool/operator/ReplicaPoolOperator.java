@@ -5,10 +5,12 @@ import dev.replicapool.controlplane.ControlPlaneServer;
 import dev.replicapool.controlplane.SyncState;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.Prober;
+import dev.replicapool.operator.push.InitialSync;
 import dev.replicapool.operator.push.SnapshotPublisher;
 import dev.replicapool.operator.reconciler.ReplicaPoolReconciler;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
@@ -17,6 +19,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +39,11 @@ public final class ReplicaPoolOperator implements AutoCloseable {
   private final Operator operator;
   private final OperatorMetrics metrics;
   private final HttpServer admin;
+  private final AtomicBoolean leader;
+  private final AtomicBoolean closing;
+  private final KubernetesClient client;
+  private final String leaseNamespace;
+  private final String identity;
   private final AtomicBoolean started = new AtomicBoolean();
 
   private ReplicaPoolOperator(
@@ -42,13 +52,23 @@ public final class ReplicaPoolOperator implements AutoCloseable {
       Prober prober,
       Operator operator,
       OperatorMetrics metrics,
-      HttpServer admin) {
+      HttpServer admin,
+      AtomicBoolean leader,
+      AtomicBoolean closing,
+      KubernetesClient client,
+      String leaseNamespace,
+      String identity) {
     this.vertx = vertx;
     this.controlPlane = controlPlane;
     this.prober = prober;
     this.operator = operator;
     this.metrics = metrics;
     this.admin = admin;
+    this.leader = leader;
+    this.closing = closing;
+    this.client = client;
+    this.leaseNamespace = leaseNamespace;
+    this.identity = identity;
   }
 
   /** Starts everything and returns once the controller runs (or waits for leadership). */
@@ -66,6 +86,7 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     controlPlane.start().await();
     Prober prober = new Prober(vertx);
     SnapshotPublisher publisher = new SnapshotPublisher(controlPlane);
+    InitialSync initialSync = new InitialSync(vertx, controlPlane, publisher);
     EventRecorder events = new EventRecorder(client, clock::millis, 10, 6_000);
     ReplicaPoolReconciler reconciler =
         new ReplicaPoolReconciler(
@@ -78,6 +99,14 @@ public final class ReplicaPoolOperator implements AutoCloseable {
 
     // Without leader election this process always leads.
     AtomicBoolean leader = new AtomicBoolean(config.leaderElectionNamespace() == null);
+    AtomicBoolean closing = new AtomicBoolean();
+    // JOSDK's default identity, made explicit so that close() can release the Lease it holds.
+    String identity =
+        config.leaderIdentity() != null
+            ? config.leaderIdentity()
+            : System.getenv("HOSTNAME") != null && !System.getenv("HOSTNAME").isBlank()
+                ? System.getenv("HOSTNAME")
+                : UUID.randomUUID().toString();
     Operator operator =
         new Operator(
             o -> {
@@ -90,18 +119,21 @@ public final class ReplicaPoolOperator implements AutoCloseable {
                         Duration.ofSeconds(15),
                         Duration.ofSeconds(10),
                         Duration.ofSeconds(2),
-                        null,
+                        identity,
                         new LeaderCallbacks(
                             () -> {
                               log.info("this replica leads");
                               leader.set(true);
+                              initialSync.begin(
+                                  InitialSync.existingPools(client, config.namespaces()));
                             },
-                            () -> {
-                              log.warn("this replica lost the lead");
-                              leader.set(false);
-                            },
+                            () -> onLostLead(leader, closing, config.exitOnLostLead()),
                             newLeader -> log.info("leader is {}", newLeader)),
-                        true));
+                        // Not JOSDK's exit: it would also fire on close(), where the lead is
+                        // released on purpose, and System.exit from a shutdown hook (SIGTERM)
+                        // blocks for ever. onLostLead exits only when the lead is lost while
+                        // running.
+                        false));
               }
             });
     operator.register(
@@ -126,14 +158,81 @@ public final class ReplicaPoolOperator implements AutoCloseable {
             operator);
     operator.start();
     running.set(true);
+    if (config.leaderElectionNamespace() == null) {
+      initialSync.begin(InitialSync.existingPools(client, config.namespaces()));
+    }
     ReplicaPoolOperator op =
-        new ReplicaPoolOperator(vertx, controlPlane, prober, operator, metrics, admin);
+        new ReplicaPoolOperator(
+            vertx,
+            controlPlane,
+            prober,
+            operator,
+            metrics,
+            admin,
+            leader,
+            closing,
+            client,
+            config.leaderElectionNamespace(),
+            identity);
     op.started.set(true);
     log.info(
         "operator started: control plane on {}, admin on {}",
         controlPlane.port(),
         admin.actualPort());
     return op;
+  }
+
+  /**
+   * The lead was lost. On {@link #close} (the lead released on purpose) nothing more happens; while
+   * running, another replica may already reconcile, so the process ends (as JOSDK's own
+   * exit-on-stop-leading does) unless configured otherwise. The exit runs on a thread of its own:
+   * this callback holds the leader elector's monitor, which the shutdown hooks need.
+   */
+  private static void onLostLead(AtomicBoolean leader, AtomicBoolean closing, boolean exit) {
+    leader.set(false);
+    if (closing.get()) {
+      log.info("this replica released the lead");
+      return;
+    }
+    if (exit) {
+      log.error("this replica lost the lead while running: exiting");
+      Thread t = new Thread(() -> System.exit(1), "operator-lost-lead-exit");
+      t.setDaemon(false);
+      t.start();
+    } else {
+      log.warn("this replica lost the lead");
+    }
+  }
+
+  /**
+   * Hands the leader Lease back once this replica stopped reconciling, as client-go's
+   * ReleaseOnCancel does (JOSDK 5.2 leaves it to expire): the follower then takes over at its next
+   * retry (2 s) instead of after the lease duration (15 s). Only if this replica still holds it;
+   * the resourceVersion guards against a concurrent change.
+   */
+  private void releaseLease() {
+    try {
+      Lease lease =
+          client
+              .leases()
+              .inNamespace(leaseNamespace)
+              .withName(OperatorConfig.LEADER_LEASE_NAME)
+              .get();
+      if (lease == null
+          || lease.getSpec() == null
+          || !identity.equals(lease.getSpec().getHolderIdentity())) {
+        return;
+      }
+      ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+      lease.getSpec().setHolderIdentity(null);
+      lease.getSpec().setLeaseDurationSeconds(1);
+      lease.getSpec().setAcquireTime(now);
+      lease.getSpec().setRenewTime(now);
+      client.leases().inNamespace(leaseNamespace).resource(lease).update();
+      log.info("released the leader Lease {}/{}", leaseNamespace, lease.getMetadata().getName());
+    } catch (RuntimeException e) {
+      log.warn("could not release the leader Lease: {}", e.getMessage());
+    }
   }
 
   private static StatusBuilder.DataPlaneSync toSync(SyncState s) {
@@ -153,15 +252,30 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     return metrics;
   }
 
+  /** Whether this replica leads (always, without leader election). */
+  public boolean isLeader() {
+    return leader.get();
+  }
+
+  /** The prober's counters: probes in flight, started, timed out, skipped. */
+  public Prober.Stats proberStats() {
+    return prober.stats();
+  }
+
   @Override
   public void close() {
     if (!started.getAndSet(false)) {
       return;
     }
+    closing.set(true);
+    boolean wasLeader = leader.get();
     try {
       operator.stop();
     } catch (RuntimeException e) {
       log.warn("stopping the controller: {}", e.getMessage());
+    }
+    if (wasLeader && leaseNamespace != null) {
+      releaseLease();
     }
     prober.close();
     controlPlane.stop().await();

@@ -65,6 +65,7 @@ public final class ListenerManager implements TableObserver {
   private final Supplier<RoutingTable> table;
   private final ProxyObserver observer;
   private final LongSupplier nanoClock;
+  private final RequestHeaderTimeouts headerTimeouts;
   private Listener shared;
   private Listener sharedTls;
   private Listener pendingSharedTls;
@@ -84,6 +85,11 @@ public final class ListenerManager implements TableObserver {
     this.table = table;
     this.observer = observer;
     this.nanoClock = nanoClock;
+    this.headerTimeouts =
+        new RequestHeaderTimeouts(
+            vertx,
+            settings.requestHeaderTimeoutMillis(),
+            TimeUnit.SECONDS.toMillis(settings.clientIdleTimeoutSeconds()));
   }
 
   /** Binds the shared plain port. */
@@ -275,7 +281,7 @@ public final class ListenerManager implements TableObserver {
             .setMaxHeaderSize(settings.maxHeaderSize())
             .setIdleTimeout(settings.clientIdleTimeoutSeconds())
             .setIdleTimeoutUnit(TimeUnit.SECONDS)
-            .setHttp2ClearTextEnabled(true)
+            .setHttp2ClearTextEnabled(settings.h2c())
             // "100 Continue" comes from the proxy itself; the member gets the body without Expect.
             .setHandle100ContinueAutomatically(true);
     if (tls != null) {
@@ -293,7 +299,9 @@ public final class ListenerManager implements TableObserver {
     // All instances bind the same explicit port: Vert.x then shares it among their event loops.
     return vertx
         .deployVerticle(
-            () -> new ListenerVerticle(options, actual, handler, l, settings.drainMillis()),
+            () ->
+                new ListenerVerticle(
+                    options, actual, handler, headerTimeouts, l, settings.drainMillis()),
             new DeploymentOptions().setInstances(Math.max(1, settings.instances())))
         .map(
             id -> {
@@ -320,7 +328,12 @@ public final class ListenerManager implements TableObserver {
             .origin(origin);
     proxy.addInterceptor(
         new RoutingInterceptor(table, pool, origin, observer, nanoClock, settings.maxBodyBytes()));
-    return new TrafficHandler(proxy, settings.maxBodyBytes(), observer, nanoClock);
+    TrafficHandler traffic =
+        new TrafficHandler(proxy, settings.maxBodyBytes(), observer, nanoClock);
+    return req -> {
+      headerTimeouts.request(req, RequestChecks.mustClose(req));
+      traffic.handle(req);
+    };
   }
 
   private static KeyCertOptions single(KeyManagerFactory kmf) {
@@ -359,6 +372,7 @@ public final class ListenerManager implements TableObserver {
     private final HttpServerOptions options;
     private final int port;
     private final Handler<HttpServerRequest> handler;
+    private final RequestHeaderTimeouts headerTimeouts;
     private final Listener listener;
     private final long drainMillis;
     private HttpServer server;
@@ -367,11 +381,13 @@ public final class ListenerManager implements TableObserver {
         HttpServerOptions options,
         int port,
         Handler<HttpServerRequest> handler,
+        RequestHeaderTimeouts headerTimeouts,
         Listener listener,
         long drainMillis) {
       this.options = new HttpServerOptions(options).setPort(port);
       this.port = port;
       this.handler = Objects.requireNonNull(handler);
+      this.headerTimeouts = headerTimeouts;
       this.listener = listener;
       this.drainMillis = drainMillis;
     }
@@ -379,6 +395,9 @@ public final class ListenerManager implements TableObserver {
     @Override
     public Future<?> start() {
       server = vertx.createHttpServer(options).requestHandler(handler);
+      if (headerTimeouts.enabled()) {
+        server.connectionHandler(headerTimeouts::connected);
+      }
       return server.listen().onSuccess(listener.servers::add);
     }
 

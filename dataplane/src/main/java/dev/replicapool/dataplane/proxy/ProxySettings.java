@@ -15,7 +15,14 @@ package dev.replicapool.dataplane.proxy;
  * @param upstreamIdleTimeoutMillis a member silent this long during a request times out (504)
  * @param upstreamKeepAliveSeconds idle connections to members are closed after this
  * @param maxConnectionsPerMember HTTP/1.1 connections kept per member
- * @param clientIdleTimeoutSeconds idle client connections are closed after this
+ * @param clientIdleTimeoutSeconds idle client connections are closed after this; on HTTP/1.x also
+ *     the longest a kept-alive connection may take, from the end of a response, to complete the
+ *     next request's header (an absolute limit: trickling bytes does not extend it)
+ * @param requestHeaderTimeoutMillis an HTTP/1.x connection that has not completed its first request
+ *     header this long after it was handed to the proxy is closed (slowloris); 0 turns it off. With
+ *     {@code h2c} on, Vert.x hands a plain-text connection over only once its first request header
+ *     is complete, so there it bounds the requests after the first one
+ * @param h2c whether the plain-text ports also accept HTTP/2 with prior knowledge
  * @param drainMillis how long stopping (SIGTERM, a removed dedicated port) waits for in-flight
  *     requests
  */
@@ -32,6 +39,8 @@ public record ProxySettings(
     int upstreamKeepAliveSeconds,
     int maxConnectionsPerMember,
     int clientIdleTimeoutSeconds,
+    long requestHeaderTimeoutMillis,
+    boolean h2c,
     long drainMillis) {
 
   public static ProxySettings defaults() {
@@ -48,6 +57,8 @@ public record ProxySettings(
         15,
         128,
         120,
+        10_000,
+        true,
         10_000);
   }
 
@@ -65,6 +76,8 @@ public record ProxySettings(
         upstreamKeepAliveSeconds,
         maxConnectionsPerMember,
         clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
         drainMillis);
   }
 
@@ -82,6 +95,8 @@ public record ProxySettings(
         upstreamKeepAliveSeconds,
         maxConnectionsPerMember,
         clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
         drainMillis);
   }
 
@@ -99,6 +114,8 @@ public record ProxySettings(
         upstreamKeepAliveSeconds,
         maxConnectionsPerMember,
         clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
         drainMillis);
   }
 
@@ -116,6 +133,8 @@ public record ProxySettings(
         upstreamKeepAliveSeconds,
         maxConnectionsPerMember,
         clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
         drainMillis);
   }
 
@@ -133,6 +152,52 @@ public record ProxySettings(
         upstreamKeepAliveSeconds,
         maxConnectionsPerMember,
         clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
+        drainMillis);
+  }
+
+  /**
+   * @param idleSeconds idle client connections are closed after this (and, on HTTP/1.x, a
+   *     kept-alive connection must complete its next request header within it)
+   * @param headerMillis time to complete the first request header of a connection; 0 turns it off
+   */
+  public ProxySettings withClientTimeouts(int idleSeconds, long headerMillis) {
+    return new ProxySettings(
+        listenHost,
+        trafficPort,
+        tlsPort,
+        instances,
+        maxInitialLineLength,
+        maxHeaderSize,
+        maxBodyBytes,
+        upstreamConnectTimeoutMillis,
+        upstreamIdleTimeoutMillis,
+        upstreamKeepAliveSeconds,
+        maxConnectionsPerMember,
+        idleSeconds,
+        headerMillis,
+        h2c,
+        drainMillis);
+  }
+
+  /** Whether plain-text ports also speak HTTP/2 with prior knowledge (h2c). */
+  public ProxySettings withH2c(boolean h2c) {
+    return new ProxySettings(
+        listenHost,
+        trafficPort,
+        tlsPort,
+        instances,
+        maxInitialLineLength,
+        maxHeaderSize,
+        maxBodyBytes,
+        upstreamConnectTimeoutMillis,
+        upstreamIdleTimeoutMillis,
+        upstreamKeepAliveSeconds,
+        maxConnectionsPerMember,
+        clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
         drainMillis);
   }
 }

@@ -8,10 +8,11 @@ import io.vertx.httpproxy.HttpProxy;
 import java.util.function.LongSupplier;
 
 /**
- * Entry point of every traffic request: refuses a declared body above the limit (413) or a
- * Content-Length that is not a number (400) before anything is read, then hands the request to
- * vertx-http-proxy, whose {@link RoutingInterceptor} does the rest. Malformed request lines and
- * oversized headers never get here: Vert.x answers them (400, 414, 431) and closes the connection.
+ * Entry point of every traffic request: refuses what RFC 9112 says to refuse ({@link
+ * RequestChecks}), a declared body above the limit (413) or a Content-Length that is not a number
+ * (400) before anything is read, then hands the request to vertx-http-proxy, whose {@link
+ * RoutingInterceptor} does the rest. Malformed request lines and oversized headers never get here:
+ * Vert.x answers them (400, 414, 431) and closes the connection.
  */
 final class TrafficHandler implements Handler<HttpServerRequest> {
   private final HttpProxy proxy;
@@ -28,6 +29,15 @@ final class TrafficHandler implements Handler<HttpServerRequest> {
 
   @Override
   public void handle(HttpServerRequest req) {
+    RequestChecks.Refusal refusal = RequestChecks.check(req);
+    if (refusal != null) {
+      refuse(req, refusal.status(), refusal.message());
+      return;
+    }
+    if (RequestChecks.mustClose(req)) {
+      // Closed after the response by ListenerManager's end hook; say so to the client.
+      req.response().putHeader("connection", "close");
+    }
     String cl = req.getHeader("content-length");
     if (cl != null) {
       long length;

@@ -18,7 +18,7 @@ public final class LabelSelectors {
     Map<String, String> have = labels == null ? Map.of() : labels;
     if (selector.getMatchLabels() != null) {
       for (var e : selector.getMatchLabels().entrySet()) {
-        if (!e.getValue().equals(have.get(e.getKey()))) {
+        if (e.getValue() == null || !e.getValue().equals(have.get(e.getKey()))) {
           return false;
         }
       }
@@ -36,6 +36,9 @@ public final class LabelSelectors {
   private static boolean matches(LabelSelectorRequirement r, Map<String, String> labels) {
     String value = labels.get(r.getKey());
     List<String> values = r.getValues() == null ? List.of() : r.getValues();
+    if (r.getOperator() == null || r.getKey() == null) {
+      return false; // reported by problems()
+    }
     return switch (r.getOperator()) {
       case "In" -> value != null && values.contains(value);
       case "NotIn" -> value == null || !values.contains(value);
@@ -43,6 +46,39 @@ public final class LabelSelectors {
       case "DoesNotExist" -> !labels.containsKey(r.getKey());
       default -> false;
     };
+  }
+
+  /**
+   * What makes a selector unusable, as the API server would say it for a built-in resource: the CRD
+   * schema cannot check a metav1.LabelSelector, so a pool may carry one that matches nothing for a
+   * reason other than the Pods that exist. Empty when it is fine.
+   */
+  public static List<String> problems(LabelSelector selector) {
+    if (selector == null || selector.getMatchExpressions() == null) {
+      return List.of();
+    }
+    List<String> problems = new java.util.ArrayList<>();
+    for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
+      String where = "selector expression on key " + r.getKey();
+      if (r.getKey() == null || r.getKey().isBlank()) {
+        problems.add("selector expression without a key");
+        continue;
+      }
+      List<String> values = r.getValues() == null ? List.of() : r.getValues();
+      String op = r.getOperator();
+      if ("In".equals(op) || "NotIn".equals(op)) {
+        if (values.isEmpty()) {
+          problems.add(where + ": operator " + op + " needs at least one value");
+        }
+      } else if ("Exists".equals(op) || "DoesNotExist".equals(op)) {
+        if (!values.isEmpty()) {
+          problems.add(where + ": operator " + op + " takes no values");
+        }
+      } else {
+        problems.add(where + ": operator " + op + " is not one of In, NotIn, Exists, DoesNotExist");
+      }
+    }
+    return problems;
   }
 
   /** The selector in kubectl's -l syntax, for messages. */

@@ -39,6 +39,9 @@ public final class MemberDiscovery {
     List<String> problems = new ArrayList<>();
     int selected = 0;
 
+    if (spec.selector != null) {
+      problems.addAll(LabelSelectors.problems(spec.selector));
+    }
     if (spec.selector != null && spec.port != null) {
       for (Pod pod : podsInNamespace) {
         if (!LabelSelectors.matches(spec.selector, pod.getMetadata().getLabels())) {

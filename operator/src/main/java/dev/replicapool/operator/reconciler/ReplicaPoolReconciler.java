@@ -73,6 +73,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final MemberDiscovery discovery;
   private final Map<String, PoolState> pools = new ConcurrentHashMap<>();
   private final Map<String, Long> lastStatusWrite = new ConcurrentHashMap<>();
+  private final Map<String, String> lastRejection = new ConcurrentHashMap<>();
 
   private KubernetesClient client;
   private InformerEventSource<Pod, ReplicaPool> podSource;
@@ -227,6 +228,8 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       events.warning(pool, "InvalidConfiguration", problem);
     }
     gcExpiredLeases(pool, leases, now);
+    StatusBuilder.DataPlaneSync dataPlanes = syncState.apply(key);
+    reportRejections(pool, key, dataPlanes);
 
     ReplicaPoolStatus status =
         StatusBuilder.build(
@@ -238,7 +241,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
                     .toList(),
                 configProblems,
                 noMembers,
-                syncState.apply(key),
+                dataPlanes,
                 version,
                 clock.instant()));
     metrics.members(
@@ -266,6 +269,25 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       control = UpdateControl.patchStatus(fresh);
     }
     return control.rescheduleAfter(next);
+  }
+
+  /**
+   * A data plane refused the pool's snapshot (a port it cannot bind, a certificate it cannot load):
+   * the DataPlaneSynced condition says so, and one Warning Event per distinct refusal tells {@code
+   * kubectl describe} readers, without an Event on every reconcile.
+   */
+  private void reportRejections(
+      ReplicaPool pool, String key, StatusBuilder.DataPlaneSync dataPlanes) {
+    if (dataPlanes == null || dataPlanes.nacks().isEmpty()) {
+      lastRejection.remove(key);
+      return;
+    }
+    String message = String.join("; ", dataPlanes.nacks());
+    // The same refusal of a newer version is not news.
+    String gist = message.replaceAll("version \\d+", "version");
+    if (!gist.equals(lastRejection.put(key, gist))) {
+      events.warning(pool, "DataPlaneRejected", message);
+    }
   }
 
   /** The earliest Lease expiry (so that it is acted on at once), else the status refresh. */
@@ -377,6 +399,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     }
     publisher.remove(key);
     lastStatusWrite.remove(key);
+    lastRejection.remove(key);
     metrics.forget(key);
   }
 

@@ -1,0 +1,214 @@
+package dev.replicapool.crds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.testing.Kubectl;
+import dev.replicapool.testing.LocalKubeApiServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * More ReplicaPools the API server must refuse, each wrong in a way {@link CrdOnApiServerIT} does
+ * not cover: bounds of every number, list sizes, types, names, unknown fields. Each refusal names
+ * the field and the reason, and nothing is stored. Pools the schema accepts but the operator cannot
+ * use are in e2e (HostilePoolsIT).
+ */
+class MoreInvalidPoolsIT {
+  static LocalKubeApiServer apiServer;
+  static KubernetesClient client;
+  static Kubectl kubectl;
+  static String namespace;
+
+  @BeforeAll
+  static void installCrd() {
+    apiServer = LocalKubeApiServer.get();
+    client = apiServer.newClient();
+    kubectl = new Kubectl(apiServer.kubeConfigFile());
+    namespace = apiServer.createNamespace(client, "crd-more");
+    Kubectl.Result apply = kubectl.run("apply", "-f", "../crds/");
+    assertThat(apply.exitCode()).as(apply.output()).isZero();
+    Kubectl.Result established =
+        kubectl.run(
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/replicapools.replicapool.dev");
+    assertThat(established.exitCode()).as(established.output()).isZero();
+  }
+
+  @AfterAll
+  static void close() {
+    client.close();
+  }
+
+  static Stream<Arguments> invalidPools() {
+    String ok = "endpoints: [{host: 127.0.0.1, port: 8080}]";
+    String many =
+        IntStream.range(0, 257)
+            .mapToObj(i -> "{host: h" + i + ".example, port: 80}")
+            .collect(Collectors.joining(", ", "endpoints: [", "]"));
+    String hosts =
+        IntStream.range(0, 33)
+            .mapToObj(i -> "h" + i + ".example")
+            .collect(Collectors.joining(", ", "[", "]"));
+    return Stream.of(
+        Arguments.of(
+            "endpoint port zero",
+            "endpoints: [{host: a.example, port: 0}]",
+            "spec.endpoints[0].port",
+            "greater than or equal to 1"),
+        Arguments.of(
+            "more than 256 endpoints", many, "spec.endpoints", "must have at most 256 items"),
+        Arguments.of(
+            "endpoint host longer than 253",
+            "endpoints: [{host: " + "a".repeat(254) + ", port: 80}]",
+            "spec.endpoints[0].host",
+            "may not be more than 253"),
+        Arguments.of(
+            "port given as a string",
+            "port: http\n  " + ok,
+            "spec.port",
+            "must be of type integer"),
+        Arguments.of(
+            "empty endpoint list as the only source",
+            "endpoints: []",
+            "spec",
+            "at least one member source"),
+        Arguments.of(
+            "route port above 65535",
+            ok + "\n  route: {port: 70000}",
+            "spec.route.port",
+            "less than or equal to 65535"),
+        Arguments.of(
+            "more than 32 route hosts",
+            ok + "\n  route: {hosts: " + hosts + "}",
+            "spec.route.hosts",
+            "must have at most 32 items"),
+        Arguments.of(
+            "wildcard inside a route host",
+            ok + "\n  route: {hosts: ['a.*.example']}",
+            "spec.route.hosts[0]",
+            "should match"),
+        Arguments.of(
+            "probe timeout below 10 ms",
+            ok + "\n  healthCheck: {intervalMillis: 100, timeoutMillis: 5}",
+            "spec.healthCheck.timeoutMillis",
+            "greater than or equal to 10"),
+        Arguments.of(
+            "probe interval above 5 minutes",
+            ok + "\n  healthCheck: {intervalMillis: 300001, timeoutMillis: 500}",
+            "spec.healthCheck.intervalMillis",
+            "less than or equal to 300000"),
+        Arguments.of(
+            "unhealthy threshold zero",
+            ok + "\n  healthCheck: {unhealthyThreshold: 0}",
+            "spec.healthCheck.unhealthyThreshold",
+            "greater than or equal to 1"),
+        Arguments.of(
+            "healthy threshold above 100",
+            ok + "\n  healthCheck: {healthyThreshold: 101}",
+            "spec.healthCheck.healthyThreshold",
+            "less than or equal to 100"),
+        Arguments.of(
+            "health check switch not a boolean",
+            ok + "\n  healthCheck: {enabled: 'yes'}",
+            "spec.healthCheck.enabled",
+            "must be of type boolean"),
+        Arguments.of(
+            "lease below 100 ms",
+            "registration: {leaseDurationMillis: 60, renewIntervalMillis: 20}",
+            "spec.registration.leaseDurationMillis",
+            "greater than or equal to 100"),
+        Arguments.of(
+            "renewal interval below 10 ms",
+            "registration: {leaseDurationMillis: 100, renewIntervalMillis: 5}",
+            "spec.registration.renewIntervalMillis",
+            "greater than or equal to 10"),
+        Arguments.of(
+            "ejection percent above 100",
+            ok + "\n  routing: {outlierDetection: {maxEjectionPercent: 101}}",
+            "spec.routing.outlierDetection.maxEjectionPercent",
+            "less than or equal to 100"),
+        Arguments.of(
+            "negative consecutive failures",
+            ok + "\n  routing: {outlierDetection: {consecutiveFailures: -1}}",
+            "spec.routing.outlierDetection.consecutiveFailures",
+            "greater than or equal to 0"),
+        Arguments.of(
+            "more than 5 connect-failure retries",
+            ok + "\n  routing: {retry: {connectFailureRetries: 6}}",
+            "spec.routing.retry.connectFailureRetries",
+            "less than or equal to 5"),
+        Arguments.of(
+            "baseline latency zero",
+            ok + "\n  routing: {adaptive: {baselineLatencyMillis: 0}}",
+            "spec.routing.adaptive.baselineLatencyMillis",
+            "greater than or equal to 1"),
+        Arguments.of(
+            "negative recovery hold",
+            ok + "\n  routing: {adaptive: {recoverAfterMillis: -1}}",
+            "spec.routing.adaptive.recoverAfterMillis",
+            "greater than or equal to 0"),
+        Arguments.of(
+            "policy in the wrong case",
+            ok + "\n  routing: {policy: roundrobin}",
+            "spec.routing.policy",
+            "Unsupported value: \"roundrobin\""),
+        Arguments.of(
+            "TLS Secret name not a DNS name",
+            ok + "\n  tls: {secretName: Bad_Name}",
+            "spec.tls.secretName",
+            "should match"),
+        Arguments.of(
+            "per-replica rate zero",
+            ok + "\n  capacity: {peakRequestsPerSecond: 100, perReplicaRequestsPerSecond: 0}",
+            "spec.capacity.perReplicaRequestsPerSecond",
+            "perReplicaRequestsPerSecond must be above 0"),
+        Arguments.of(
+            "negative peak rate",
+            ok + "\n  capacity: {peakRequestsPerSecond: -1, perReplicaRequestsPerSecond: 10}",
+            "spec.capacity.peakRequestsPerSecond",
+            "greater than or equal to 0"),
+        Arguments.of(
+            "target utilization above 1",
+            ok
+                + "\n  capacity: {peakRequestsPerSecond: 100, perReplicaRequestsPerSecond: 10,"
+                + " targetUtilization: 1.5}",
+            "spec.capacity.targetUtilization",
+            "less than or equal to 1"),
+        Arguments.of("unknown field", ok + "\n  replicas: 3", "spec.replicas", "unknown field"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidPools")
+  void invalidPoolIsRefusedWithFieldAndReason(
+      String description, String spec, String field, String reason) {
+    String name =
+        description
+            .toLowerCase(java.util.Locale.ROOT)
+            .replaceAll("[^a-z0-9]+", "-")
+            .replaceAll("^-|-$", "");
+    String yaml =
+        """
+        apiVersion: replicapool.dev/v1alpha1
+        kind: ReplicaPool
+        metadata: {name: %s, namespace: %s}
+        spec:
+          %s
+        """
+            .formatted(name, namespace, spec);
+    Kubectl.Result apply = kubectl.runWithInput(yaml, "apply", "-f", "-");
+    System.out.printf("FIGURE invalid pool %-40s %s%n", description, apply.stderr().strip());
+    assertThat(apply.exitCode()).as("kubectl accepted: %s", apply.output()).isNotZero();
+    assertThat(apply.stderr()).contains(field).contains(reason);
+    Kubectl.Result get = kubectl.run("get", "rp", name, "-n", namespace);
+    assertThat(get.exitCode()).as("a refused pool must not exist").isNotZero();
+  }
+}
