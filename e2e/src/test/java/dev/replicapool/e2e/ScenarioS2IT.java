@@ -42,18 +42,8 @@ class ScenarioS2IT {
 
   ReplicaProcess replica(String name, String host) {
     return h.closeLater(
-        ReplicaProcess.start(
-            name,
-            host,
-            ReplicaProcess.freePort(host),
-            "--register",
-            h.namespace + "/registry",
-            "--kubeconfig",
-            h.apiServer.kubeConfigFile().toString(),
-            "--lease-ms",
-            "900",
-            "--renew-ms",
-            "300"));
+        ReplicaProcess.startRegistered(
+            name, host, h.namespace + "/registry", h.apiServer.kubeConfigFile(), 900, 300));
   }
 
   /** Six requests in turn, then the status counts, as one row of the table. */

@@ -83,6 +83,31 @@ public final class ReplicaProcess implements AutoCloseable {
   }
 
   /**
+   * Starts a replica that registers itself in {@code namespace/pool} with a Lease of {@code
+   * leaseMillis}, renewed every {@code renewMillis}, through the API server of {@code kubeconfig}.
+   */
+  public static ReplicaProcess startRegistered(
+      String name,
+      String host,
+      String namespaceAndPool,
+      java.nio.file.Path kubeconfig,
+      long leaseMillis,
+      long renewMillis) {
+    return start(
+        name,
+        host,
+        freePort(host),
+        "--register",
+        namespaceAndPool,
+        "--kubeconfig",
+        kubeconfig.toString(),
+        "--lease-ms",
+        Long.toString(leaseMillis),
+        "--renew-ms",
+        Long.toString(renewMillis));
+  }
+
+  /**
    * A fresh JVM answers its first requests slowly (class loading, interpreter); a probe with a 100
    * ms timeout would count that as a failure. A few requests first make the replica what it is in
    * production: warm.

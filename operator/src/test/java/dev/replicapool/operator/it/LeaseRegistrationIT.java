@@ -39,18 +39,8 @@ class LeaseRegistrationIT {
 
   ReplicaProcess replica(String name, String host) {
     return h.closeLater(
-        ReplicaProcess.start(
-            name,
-            host,
-            ReplicaProcess.freePort(host),
-            "--register",
-            h.namespace + "/registry",
-            "--kubeconfig",
-            h.apiServer.kubeConfigFile().toString(),
-            "--lease-ms",
-            "900",
-            "--renew-ms",
-            "300"));
+        ReplicaProcess.startRegistered(
+            name, host, h.namespace + "/registry", h.apiServer.kubeConfigFile(), 900, 300));
   }
 
   void awaitCounts(int registered, int routable) {
