@@ -89,6 +89,7 @@ class ScenarioS1IT {
     TreeMap<String, Integer> allUp = h.sequential("checked.local", 300);
     System.out.println("S1 all three up:                  " + allUp);
     assertThat(allUp).isEqualTo(new TreeMap<>(Map.of("k1", 100, "k2", 100, "k3", 100)));
+    assertThat(h.trafficConnections()).as("all 300 over one keep-alive connection").isEqualTo(1);
 
     // k2 dies without a word.
     k.get(1).kill();

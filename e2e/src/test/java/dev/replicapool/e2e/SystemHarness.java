@@ -43,6 +43,10 @@ final class SystemHarness implements AutoCloseable {
   final Vertx vertx = Vertx.vertx();
   final DataPlane dataPlane;
   final HttpClient http;
+
+  /** S1's client: one keep-alive connection to the traffic port, requests one after another. */
+  private KeepAliveClient traffic;
+
   final List<AutoCloseable> closeables = new ArrayList<>();
   private int operatorPort;
 
@@ -60,7 +64,7 @@ final class SystemHarness implements AutoCloseable {
                     ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
                     "127.0.0.1",
                     0)));
-    // One keep-alive connection: S1 sends its requests one after another over it.
+    // For the admin port (/status); traffic goes through KeepAliveClient.
     http =
         vertx.createHttpClient(
             new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(1));
@@ -108,19 +112,33 @@ final class SystemHarness implements AutoCloseable {
   record Answer(int status, String replica) {}
 
   Answer get(String host, String path) {
-    return block(
-        http.request(
-                new RequestOptions()
-                    .setMethod(HttpMethod.GET)
-                    .setHost("127.0.0.1")
-                    .setPort(dataPlane.trafficPort())
-                    .setURI(path)
-                    .putHeader("Host", host))
-            .compose(req -> req.send())
-            .compose(
-                resp ->
-                    resp.body()
-                        .map(b -> new Answer(resp.statusCode(), resp.getHeader("x-replica")))));
+    try {
+      if (traffic == null) {
+        traffic = new KeepAliveClient("127.0.0.1", dataPlane.trafficPort());
+      }
+      KeepAliveClient.Response r = traffic.get(host, path);
+      return new Answer(r.status(), r.replica());
+    } catch (java.io.IOException e) {
+      // A lost answer counts as a failed request; the next request opens a new connection.
+      closeTraffic();
+      return new Answer(-1, null);
+    }
+  }
+
+  /** Connections the traffic client opened so far. */
+  int trafficConnections() {
+    return traffic == null ? 0 : traffic.connections();
+  }
+
+  private void closeTraffic() {
+    if (traffic != null) {
+      try {
+        traffic.close();
+      } catch (java.io.IOException ignored) {
+        // already gone
+      }
+      traffic = null;
+    }
   }
 
   /** Sends n requests one after another; counts answers by replica, and failures under "!NNN". */
@@ -163,6 +181,7 @@ final class SystemHarness implements AutoCloseable {
 
   @Override
   public void close() {
+    closeTraffic();
     for (AutoCloseable c : closeables) {
       try {
         c.close();
