@@ -15,11 +15,6 @@ import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +37,11 @@ final class SystemHarness implements AutoCloseable {
   ReplicaPoolOperator operator;
   final Vertx vertx = Vertx.vertx();
   final DataPlane dataPlane;
-  final HttpClient http;
+  private final java.net.http.HttpClient admin =
+      java.net.http.HttpClient.newBuilder()
+          .version(java.net.http.HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   /** S1's client: one keep-alive connection to the traffic port, requests one after another. */
   private KeepAliveClient traffic;
@@ -64,10 +63,6 @@ final class SystemHarness implements AutoCloseable {
                     ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
                     "127.0.0.1",
                     0)));
-    // For the admin port (/status); traffic goes through KeepAliveClient.
-    http =
-        vertx.createHttpClient(
-            new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(1));
   }
 
   /**
@@ -152,17 +147,23 @@ final class SystemHarness implements AutoCloseable {
     return counts;
   }
 
+  /** The data plane's /status, through the JDK's client (each call bounded to 10 s). */
   JsonObject dataPlaneStatus() {
-    return block(
-        http.request(
-                new RequestOptions()
-                    .setMethod(HttpMethod.GET)
-                    .setHost("127.0.0.1")
-                    .setPort(dataPlane.adminPort())
-                    .setURI("/status"))
-            .compose(req -> req.send())
-            .compose(resp -> resp.body())
-            .map(b -> b.toJsonObject()));
+    try {
+      var response =
+          admin.send(
+              java.net.http.HttpRequest.newBuilder(
+                      java.net.URI.create("http://127.0.0.1:" + dataPlane.adminPort() + "/status"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      return new JsonObject(response.body());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Waits for a Vert.x future from the test thread, at most 30 s. */
