@@ -81,17 +81,26 @@ public final class SnapshotPublisher {
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
-    return a.policy() == b.policy()
-        && Objects.equals(json(a.adaptive()), json(b.adaptive()))
-        && Objects.equals(json(a.outlierDetection()), json(b.outlierDetection()))
-        && Objects.equals(json(a.retry()), json(b.retry()))
+    // Members first: they are what changes between probes; the settings rarely do.
+    return Objects.equals(a.members(), b.members())
+        && a.policy() == b.policy()
+        && sameOnWire(a.adaptive(), b.adaptive())
+        && sameOnWire(a.outlierDetection(), b.outlierDetection())
+        && sameOnWire(a.retry(), b.retry())
         && Objects.equals(a.hosts(), b.hosts())
         && Objects.equals(a.port(), b.port())
-        && Objects.equals(a.tls(), b.tls())
-        && Objects.equals(a.members(), b.members());
+        && Objects.equals(a.tls(), b.tls());
   }
 
-  /** The spec classes have no equals; compare what would go on the wire. */
+  /**
+   * The spec classes have no equals; compare what would go on the wire. The probe path passes the
+   * very spec objects of the last reconcile, so identity settles it without serializing on every
+   * probe.
+   */
+  private static boolean sameOnWire(Object a, Object b) {
+    return a == b || Objects.equals(json(a), json(b));
+  }
+
   private static String json(Object o) {
     return o == null ? null : io.fabric8.kubernetes.client.utils.Serialization.asJson(o);
   }
