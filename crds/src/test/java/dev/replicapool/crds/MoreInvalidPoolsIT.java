@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
+import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -32,15 +34,7 @@ class MoreInvalidPoolsIT {
     client = apiServer.newClient();
     kubectl = new Kubectl(apiServer.kubeConfigFile());
     namespace = apiServer.createNamespace(client, "crd-more");
-    Kubectl.Result apply = kubectl.run("apply", "-f", "../crds/");
-    assertThat(apply.exitCode()).as(apply.output()).isZero();
-    Kubectl.Result established =
-        kubectl.run(
-            "wait",
-            "--for=condition=Established",
-            "--timeout=60s",
-            "crd/replicapools.replicapool.dev");
-    assertThat(established.exitCode()).as(established.output()).isZero();
+    ReplicaPools.installCrd(kubectl, Path.of("../crds/"));
   }
 
   @AfterAll

@@ -22,15 +22,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class RegistrarMain {
   static {
-    // Our logging defaults unless the user picks a configuration; set before any logger exists.
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "replicapool-cli-logback.xml");
-    }
-    // Logback's own status goes to stdout; keep stdout for the ready line, errors to stderr.
-    if (System.getProperty("logback.statusListenerClass") == null) {
-      System.setProperty(
-          "logback.statusListenerClass", "ch.qos.logback.core.status.OnErrorConsoleStatusListener");
-    }
+    CliLogging.useDefaults();
   }
 
   private RegistrarMain() {}

@@ -1,5 +1,6 @@
 package dev.replicapool.replica;
 
+import dev.replicapool.registrar.CliLogging;
 import dev.replicapool.registrar.LeaseRegistrar;
 import dev.replicapool.registrar.RegistrarMain;
 import dev.replicapool.registrar.UsageException;
@@ -15,14 +16,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class SampleReplicaMain {
   static {
-    if (System.getProperty("logback.configurationFile") == null) {
-      System.setProperty("logback.configurationFile", "replicapool-cli-logback.xml");
-    }
-    // Logback's own status goes to stdout; keep stdout for the ready line, errors to stderr.
-    if (System.getProperty("logback.statusListenerClass") == null) {
-      System.setProperty(
-          "logback.statusListenerClass", "ch.qos.logback.core.status.OnErrorConsoleStatusListener");
-    }
+    CliLogging.useDefaults();
   }
 
   private SampleReplicaMain() {}
