@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.registration.LeaseConventions;
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import dev.replicapool.testing.LocalKubeApiServer;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
@@ -30,7 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,7 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** Renewals against a real kube-apiserver and etcd (kube-api-test, offline binaries). */
 class LeaseRegistrarIT {
   private static final AtomicInteger NAMESPACES = new AtomicInteger();
-  private static KubeAPIServer server;
   private static String kubeConfigYaml;
 
   private KubernetesClient client;
@@ -48,22 +45,7 @@ class LeaseRegistrarIT {
 
   @BeforeAll
   static void startApiServer() {
-    server =
-        new KubeAPIServer(
-            KubeAPIServerConfigBuilder.anAPIServerConfig()
-                .withOfflineMode(!Boolean.getBoolean("replicapool.kubeapitest.download"))
-                .withUpdateKubeConfig(false)
-                .withStartupTimeout(120_000)
-                .build());
-    server.start();
-    kubeConfigYaml = server.getKubeConfigYaml();
-  }
-
-  @AfterAll
-  static void stopApiServer() {
-    if (server != null) {
-      server.stop();
-    }
+    kubeConfigYaml = LocalKubeApiServer.get().kubeConfigYaml();
   }
 
   @BeforeEach

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.registration.LeaseConventions;
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import dev.replicapool.testing.LocalKubeApiServer;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
@@ -29,14 +28,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The sample replica as tests and the local run use it: a separate process. */
 class SampleReplicaProcessIT {
-  private static KubeAPIServer server;
   private final List<Process> processes = new ArrayList<>();
   private final HttpClient http = HttpClient.newHttpClient();
   @TempDir Path dir;
@@ -46,25 +43,8 @@ class SampleReplicaProcessIT {
     processes.forEach(Process::destroyForcibly);
   }
 
-  @AfterAll
-  static void stopApiServer() {
-    if (server != null) {
-      server.stop();
-    }
-  }
-
-  private static synchronized String kubeConfigYaml() {
-    if (server == null) {
-      server =
-          new KubeAPIServer(
-              KubeAPIServerConfigBuilder.anAPIServerConfig()
-                  .withOfflineMode(!Boolean.getBoolean("replicapool.kubeapitest.download"))
-                  .withUpdateKubeConfig(false)
-                  .withStartupTimeout(120_000)
-                  .build());
-      server.start();
-    }
-    return server.getKubeConfigYaml();
+  private static String kubeConfigYaml() {
+    return LocalKubeApiServer.get().kubeConfigYaml();
   }
 
   private Process start(String... args) throws IOException {

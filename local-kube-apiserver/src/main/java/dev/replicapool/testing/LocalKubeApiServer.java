@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * =true}, so a missing provisioning step fails with a message instead of a network time-out.
  */
 public final class LocalKubeApiServer {
+  private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(2);
   private static LocalKubeApiServer instance;
   private static final AtomicInteger namespaces = new AtomicInteger();
 
@@ -35,15 +38,13 @@ public final class LocalKubeApiServer {
     KubeAPIServerConfigBuilder config =
         KubeAPIServerConfigBuilder.anAPIServerConfig()
             .withOfflineMode(!download)
-            .withUpdateKubeConfig(false)
-            .withStartupTimeout(120_000);
+            .withUpdateKubeConfig(false);
     String version = System.getProperty("replicapool.kubeapitest.version");
     if (version != null && !version.isBlank()) {
       config.withApiServerVersion(version);
     }
-    server = new KubeAPIServer(config.build());
     try {
-      server.start();
+      server = startBeforeOrAfterMidnight(config);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "Could not start the local kube-apiserver ("
@@ -61,6 +62,50 @@ public final class LocalKubeApiServer {
       throw new UncheckedIOException(e);
     }
     Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "kube-apiserver-stop"));
+  }
+
+  /**
+   * Starts etcd and the API server; see {@link MidnightSafeStartup} for why it may take two tries.
+   */
+  private static KubeAPIServer startBeforeOrAfterMidnight(KubeAPIServerConfigBuilder config) {
+    while (true) {
+      LocalTime now = LocalTime.now();
+      Duration timeout = MidnightSafeStartup.attemptTimeout(now, STARTUP_TIMEOUT);
+      if (timeout.isZero()) {
+        waitFor(MidnightSafeStartup.untilAfterMidnight(now));
+        continue;
+      }
+      KubeAPIServer server =
+          new KubeAPIServer(config.withStartupTimeout((int) timeout.toMillis()).build());
+      try {
+        server.start();
+        return server;
+      } catch (RuntimeException e) {
+        stopQuietly(server);
+        if (timeout.equals(STARTUP_TIMEOUT)) {
+          throw e;
+        }
+        // The attempt was cut short by midnight; the next one starts after it.
+      }
+    }
+  }
+
+  private static void waitFor(Duration wallClockWait) {
+    // A wait for the wall clock itself, not for a condition another thread could signal.
+    try {
+      Thread.sleep(wallClockWait.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for midnight to pass", e);
+    }
+  }
+
+  private static void stopQuietly(KubeAPIServer server) {
+    try {
+      server.stop();
+    } catch (RuntimeException ignored) {
+      // Whatever half-started is killed as far as the library can; the next attempt uses new ports.
+    }
   }
 
   /** The shared server, started on first call. */
