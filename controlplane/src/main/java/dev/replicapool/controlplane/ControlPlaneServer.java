@@ -382,7 +382,8 @@ public final class ControlPlaneServer {
       switch (m.type()) {
         case hello -> hello(c, m.node());
         case ack, nack -> answer(c, m);
-        default -> close(c, (short) 1008, "data planes may only send hello, ack and nack");
+        case answers -> answers(c, m);
+        default -> close(c, (short) 1008, "data planes may only send hello, ack, nack and answers");
       }
     } catch (RuntimeException e) {
       log.warn("control-plane frame from {} failed: {}", c.remote, e.toString());
@@ -417,6 +418,27 @@ public final class ControlPlaneServer {
     }
     log.info("data plane {} connected from {}", c.node, c.remote);
     fireChanges(before, after);
+  }
+
+  private void answers(Connection c, StreamMessage m) {
+    List<StreamMessage> list = m.answers();
+    if (list == null || list.isEmpty()) {
+      close(c, (short) 1007, "answers needs a list of ack and nack");
+      return;
+    }
+    for (StreamMessage a : list) {
+      if (a == null
+          || (a.type() != StreamMessage.Type.ack && a.type() != StreamMessage.Type.nack)) {
+        close(c, (short) 1008, "answers may only hold ack and nack");
+        return;
+      }
+    }
+    for (StreamMessage a : list) {
+      if (c.closed) {
+        return;
+      }
+      answer(c, a);
+    }
   }
 
   private void answer(Connection c, StreamMessage m) {

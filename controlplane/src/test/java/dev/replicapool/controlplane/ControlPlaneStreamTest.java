@@ -173,6 +173,35 @@ class ControlPlaneStreamTest {
   }
 
   @Test
+  void framesThatArriveTogetherAreAppliedAsBatchesWithoutTwoChangesOfOnePool() {
+    ControlPlaneServer server = server(0);
+    for (int i = 0; i < 300; i++) {
+      server.publish(pool("burst/p" + i, 1, 1.0, 1.0));
+    }
+    server.markInitialSyncDone();
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient c = client(server.port(), "dp-burst", applier);
+    await().atMost(WAIT).until(() -> applier.calls.contains("synced"));
+
+    // The replay arrives in a few reads: batches, not 300 single frames; all before "synced".
+    assertThat(applier.calls).hasSize(301).endsWith("synced");
+    assertThat(applier.batches.stream().mapToInt(List::size).sum()).isEqualTo(300);
+    assertThat(applier.batches.stream().mapToInt(List::size).max().orElse(0)).isGreaterThan(1);
+    await().atMost(WAIT).until(() -> server.syncState("burst/p299").synced());
+
+    // Versions of one pool sent back to back are never in one batch: each sees the one before.
+    applier.batches.clear();
+    for (long v = 2; v <= 40; v++) {
+      server.publish(pool("burst/p0", v, 1.0));
+    }
+    await().atMost(WAIT).until(() -> applier.version("burst/p0") == 40);
+    assertThat(applier.batches).allSatisfy(b -> assertThat(b).doesNotHaveDuplicates());
+    assertThat(applier.batches.stream().mapToInt(List::size).sum()).isEqualTo(39);
+    await().atMost(WAIT).until(() -> server.syncState("burst/p0").synced());
+    assertThat(c.connected()).isTrue();
+  }
+
+  @Test
   void invalidSnapshotIsNackedWithItsReasonAndTheLastGoodOneStays() {
     ControlPlaneServer server = server(0);
     RecordingApplier applier = new RecordingApplier();
@@ -337,6 +366,21 @@ class ControlPlaneStreamTest {
     binary.writeBinaryMessage(io.vertx.core.buffer.Buffer.buffer(new byte[] {1, 2, 3})).await();
     await().atMost(WAIT).until(binary::isClosed);
     assertThat(binary.closeStatusCode()).isEqualTo((short) 1003);
+
+    // A snapshot smuggled inside an "answers" frame is refused like a bare one.
+    WebSocket smuggler = rawSocket(server.port(), "Bearer " + TOKEN);
+    smuggler.writeTextMessage(WireCodec.encode(StreamMessage.hello("smuggler"))).await();
+    smuggler
+        .writeTextMessage(
+            WireCodec.encode(
+                StreamMessage.answers(
+                    List.of(
+                        StreamMessage.ack("shop/a", 1),
+                        StreamMessage.snapshot(pool("shop/evil", 9, 1.0))))))
+        .await();
+    await().atMost(WAIT).until(smuggler::isClosed);
+    assertThat(smuggler.closeStatusCode()).isEqualTo((short) 1008);
+    assertThat(server.latestVersion("shop/evil")).isZero();
 
     WebSocket ackFirst = rawSocket(server.port(), "Bearer " + TOKEN);
     ackFirst.writeTextMessage(WireCodec.encode(StreamMessage.ack("shop/a", 1))).await();

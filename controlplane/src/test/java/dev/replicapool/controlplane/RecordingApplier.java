@@ -13,6 +13,15 @@ final class RecordingApplier implements SnapshotApplier {
   final Map<String, PoolSnapshot> current = new ConcurrentHashMap<>();
   final Map<String, String> rejectPools = new ConcurrentHashMap<>();
 
+  /** The pools of each batch the client handed over, in order. */
+  final List<List<String>> batches = new CopyOnWriteArrayList<>();
+
+  @Override
+  public List<Future<Void>> applyAll(List<Change> changes) {
+    batches.add(changes.stream().map(Change::pool).toList());
+    return SnapshotApplier.super.applyAll(changes);
+  }
+
   @Override
   public Future<Void> apply(PoolSnapshot snapshot) {
     calls.add("apply " + snapshot.pool() + " " + snapshot.version());

@@ -124,7 +124,8 @@ public final class DataPlane {
         .stop()
         .transform(ar -> listeners.shutdown())
         .transform(ar -> admin.stop())
-        .transform(ar -> upstream.close());
+        .transform(ar -> upstream.close())
+        .onComplete(ar -> metrics.close());
   }
 
   public int trafficPort() {

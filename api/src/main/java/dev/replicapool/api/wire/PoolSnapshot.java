@@ -7,6 +7,7 @@ import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Everything a data plane needs to route one pool. Always complete: a data plane never merges two
@@ -28,10 +29,12 @@ public record PoolSnapshot(
     TlsMaterial tls,
     List<MemberSnapshot> members) {
 
+  private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");
+
   /** What is wrong with this snapshot, empty when it can be applied. */
   public List<String> problems() {
     List<String> problems = new ArrayList<>();
-    if (pool == null || !pool.matches("[^/\\s]+/[^/\\s]+")) {
+    if (pool == null || !POOL_NAME.matcher(pool).matches()) {
       problems.add("pool must be namespace/name, got " + pool);
     }
     if (version <= 0) {

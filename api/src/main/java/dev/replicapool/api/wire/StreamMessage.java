@@ -1,6 +1,7 @@
 package dev.replicapool.api.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
 
 /**
  * One frame on the control-plane stream.
@@ -10,12 +11,19 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *       and version only); then {@code synced} once the data plane has everything the operator
  *       knows, so that a data plane with no pools to serve can still report ready;
  *   <li>data plane to operator: {@code hello} (node), then {@code ack} or {@code nack} (pool,
- *       version, and for a NACK the error).
+ *       version, and for a NACK the error) for every snapshot and removal; {@code answers} carries
+ *       several of them in one frame, for snapshots that arrived and were applied together.
  * </ul>
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StreamMessage(
-    Type type, String node, String pool, Long version, PoolSnapshot snapshot, String error) {
+    Type type,
+    String node,
+    String pool,
+    Long version,
+    PoolSnapshot snapshot,
+    String error,
+    List<StreamMessage> answers) {
 
   public enum Type {
     hello,
@@ -23,30 +31,36 @@ public record StreamMessage(
     remove,
     synced,
     ack,
-    nack
+    nack,
+    answers
   }
 
   public static StreamMessage hello(String node) {
-    return new StreamMessage(Type.hello, node, null, null, null, null);
+    return new StreamMessage(Type.hello, node, null, null, null, null, null);
   }
 
   public static StreamMessage snapshot(PoolSnapshot s) {
-    return new StreamMessage(Type.snapshot, null, s.pool(), s.version(), s, null);
+    return new StreamMessage(Type.snapshot, null, s.pool(), s.version(), s, null, null);
   }
 
   public static StreamMessage remove(String pool, long version) {
-    return new StreamMessage(Type.remove, null, pool, version, null, null);
+    return new StreamMessage(Type.remove, null, pool, version, null, null, null);
   }
 
   public static StreamMessage synced() {
-    return new StreamMessage(Type.synced, null, null, null, null, null);
+    return new StreamMessage(Type.synced, null, null, null, null, null, null);
   }
 
   public static StreamMessage ack(String pool, long version) {
-    return new StreamMessage(Type.ack, null, pool, version, null, null);
+    return new StreamMessage(Type.ack, null, pool, version, null, null, null);
+  }
+
+  /** Several {@code ack} and {@code nack} messages in one frame. */
+  public static StreamMessage answers(List<StreamMessage> answers) {
+    return new StreamMessage(Type.answers, null, null, null, null, null, List.copyOf(answers));
   }
 
   public static StreamMessage nack(String pool, long version, String error) {
-    return new StreamMessage(Type.nack, null, pool, version, null, error);
+    return new StreamMessage(Type.nack, null, pool, version, null, error, null);
   }
 }

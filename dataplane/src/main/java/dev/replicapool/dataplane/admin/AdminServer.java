@@ -73,9 +73,13 @@ public final class AdminServer {
                 ready.getAsBoolean() ? 200 : 503,
                 ready.getAsBoolean() ? "ready" : "waiting for the first snapshot");
         case "/metrics" ->
-            req.response()
-                .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
-                .end(metrics.scrape());
+            Future.fromCompletionStage(metrics.scrape(), Vertx.currentContext())
+                .onSuccess(
+                    text ->
+                        req.response()
+                            .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+                            .end(text))
+                .onFailure(e -> text(req, 500, "admin error: " + e.getClass().getSimpleName()));
         case "/status" ->
             req.response()
                 .putHeader("content-type", "application/json")

@@ -15,11 +15,16 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -64,6 +69,17 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> retryCounters = new ConcurrentHashMap<>();
 
+  // Registering or removing a meter costs microseconds, and a burst of snapshots can add and drop
+  // 10,000 member gauges: that bookkeeping runs here, in order, so that a table swap (and the ACK
+  // the operator waits for) never waits for it. A scrape sees new members' gauges a moment later.
+  private final ExecutorService bookkeeping =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "replicapool-metrics");
+            t.setDaemon(true);
+            return t;
+          });
+
   public DataPlaneMetrics(Supplier<RoutingTable> table) {
     this.table = table;
     Gauge.builder("replicapool.control.plane.connected", controlPlaneConnected, AtomicInteger::get)
@@ -75,8 +91,12 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     return registry;
   }
 
-  public String scrape() {
-    return registry.scrape();
+  /**
+   * The Prometheus text, taken on the bookkeeping thread once the meters follow every table
+   * installed so far: a scrape right after a swap sees its pools and members.
+   */
+  public CompletionStage<String> scrape() {
+    return CompletableFuture.supplyAsync(registry::scrape, bookkeeping);
   }
 
   public void controlPlaneConnected(boolean connected) {
@@ -154,54 +174,84 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   }
 
   @Override
-  public void installed(RoutingTable previous, RoutingTable next) {
-    // Only pools this swap changed: a snapshot replaces one PoolRuntime and keeps the others as
-    // the same objects, so walking every pool made applying N pools O(N^2) (docs/BENCHMARKS.md).
-    for (PoolRuntime p : next.pools().values()) {
-      if (previous.pool(p.name()) == p) {
+  public void installed(TableObserver.Change change) {
+    // Only the pools this swap changed: walking every pool on every swap made applying N pools
+    // O(N^2). Members leave first, so that a member that comes back under the same name gets a
+    // gauge of its own rather than the one about to be removed. The member maps change here (the
+    // proxy looks them up); the meters change in one task on the bookkeeping thread.
+    RoutingTable previous = change.previous();
+    RoutingTable next = change.next();
+    List<Map<String, Meter>> goneMembers = new ArrayList<>();
+    List<String> gonePools = new ArrayList<>();
+    List<String> pools = new ArrayList<>();
+    List<NewMember> newMembers = new ArrayList<>();
+    for (String name : change.pools()) {
+      PoolRuntime before = previous.pool(name);
+      PoolRuntime now = next.pool(name);
+      if (before == null || before == now) {
         continue;
       }
-      String pool = p.name();
-      poolMeters.computeIfAbsent(pool, name -> poolGauges(name));
-      for (Endpoint e : p.router().endpoints()) {
-        memberMeters
-            .computeIfAbsent(e, k -> new ConcurrentHashMap<>())
-            .computeIfAbsent(
-                "inflight",
-                k ->
-                    Gauge.builder("replicapool.member.inflight", e, Endpoint::inflight)
-                        .description("Requests in flight on a member")
-                        .tags(Tags.of("pool", pool, "member", e.address()))
-                        .register(registry));
-      }
-    }
-    for (PoolRuntime p : previous.pools().values()) {
-      PoolRuntime now = next.pool(p.name());
-      if (now == p) {
-        continue;
-      }
-      Set<Endpoint> kept =
-          now == null ? Set.of() : java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+      Set<Endpoint> kept = Collections.newSetFromMap(new IdentityHashMap<>());
       if (now != null) {
         kept.addAll(now.router().endpoints());
       }
-      for (Endpoint e : p.router().endpoints()) {
+      for (Endpoint e : before.router().endpoints()) {
         if (!kept.contains(e)) {
           Map<String, Meter> gone = memberMeters.remove(e);
           if (gone != null) {
-            gone.values().forEach(registry::remove);
+            goneMembers.add(gone);
           }
         }
       }
       if (now == null) {
-        List<Meter> gone = poolMeters.remove(p.name());
-        if (gone != null) {
-          gone.forEach(registry::remove);
-        }
-        removeByPool(requestTimers, p.name());
-        removeByPool(retryCounters, p.name());
+        gonePools.add(name);
       }
     }
+    for (String name : change.pools()) {
+      PoolRuntime now = next.pool(name);
+      if (now == null) {
+        continue;
+      }
+      pools.add(name);
+      for (Endpoint e : now.router().endpoints()) {
+        if (!memberMeters.containsKey(e)) {
+          Map<String, Meter> meters = new ConcurrentHashMap<>();
+          memberMeters.put(e, meters);
+          newMembers.add(new NewMember(name, e, meters));
+        }
+      }
+    }
+    bookkeeping.execute(
+        () -> {
+          goneMembers.forEach(m -> m.values().forEach(registry::remove));
+          for (String name : gonePools) {
+            List<Meter> gauges = poolMeters.remove(name);
+            if (gauges != null) {
+              gauges.forEach(registry::remove);
+            }
+            removeByPool(requestTimers, name);
+            removeByPool(retryCounters, name);
+          }
+          pools.forEach(name -> poolMeters.computeIfAbsent(name, this::poolGauges));
+          for (NewMember m : newMembers) {
+            Endpoint e = m.endpoint();
+            m.meters()
+                .computeIfAbsent(
+                    "inflight",
+                    k ->
+                        Gauge.builder("replicapool.member.inflight", e, Endpoint::inflight)
+                            .description("Requests in flight on a member")
+                            .tags(Tags.of("pool", m.pool(), "member", e.address()))
+                            .register(registry));
+          }
+        });
+  }
+
+  private record NewMember(String pool, Endpoint endpoint, Map<String, Meter> meters) {}
+
+  /** Stops the bookkeeping thread; meters stay as they are. */
+  public void close() {
+    bookkeeping.shutdown();
   }
 
   private <M extends Meter> void removeByPool(Map<String, M> meters, String pool) {

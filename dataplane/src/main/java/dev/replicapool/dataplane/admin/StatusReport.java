@@ -12,7 +12,7 @@ public final class StatusReport {
 
   public static JsonArray pools(RoutingTable table) {
     JsonArray pools = new JsonArray();
-    for (PoolRuntime p : table.pools().values()) {
+    for (PoolRuntime p : table.sortedPools().values()) {
       JsonObject pool =
           new JsonObject()
               .put("name", p.name())

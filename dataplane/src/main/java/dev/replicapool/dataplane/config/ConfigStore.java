@@ -5,13 +5,16 @@ import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.SnapshotApplier;
+import dev.replicapool.controlplane.SnapshotApplier.Change;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.tls.TlsMaterials;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -31,7 +34,7 @@ import java.util.regex.Pattern;
  * {@link TableObserver}s prepare (bind a port, load a certificate) before the swap; any failure is
  * a NACK and the previous table keeps serving.
  *
- * <p>Applies run one at a time in arrival order; {@link #table()} is lock-free for the proxy.
+ * <p>Applies run one batch at a time in arrival order; {@link #table()} is lock-free for the proxy.
  */
 public final class ConfigStore implements SnapshotApplier {
   /** Decay constant of the latency average used by the Adaptive policy. */
@@ -106,77 +109,140 @@ public final class ConfigStore implements SnapshotApplier {
 
   @Override
   public Future<Void> apply(PoolSnapshot snapshot) {
-    return serialized(() -> doApply(snapshot));
+    return applyAll(List.of(Change.apply(snapshot))).get(0);
   }
 
   @Override
   public Future<Void> remove(String pool, long version) {
-    return serialized(
-        () -> {
-          RoutingTable current = table.get();
-          PoolRuntime existing = current.pool(pool);
-          if (existing != null && existing.version() > version) {
-            return Future.failedFuture(
-                "removal version " + version + " is older than the applied " + existing.version());
-          }
-          return install(current, current.without(pool));
-        });
+    return applyAll(List.of(Change.remove(pool, version))).get(0);
   }
 
-  private synchronized Future<Void> serialized(Supplier<Future<Void>> work) {
-    Future<Void> result =
+  /**
+   * Applies a burst of changes with one table swap: each change is checked against the table as the
+   * changes before it left it, and one that fails is NACKed alone. If an observer refuses the
+   * combined swap (a port that will not bind), the changes are retried one swap each, so that only
+   * the culprit is refused.
+   */
+  @Override
+  public List<Future<Void>> applyAll(List<Change> changes) {
+    List<Promise<Void>> promises = new ArrayList<>(changes.size());
+    for (int i = 0; i < changes.size(); i++) {
+      promises.add(Promise.promise());
+    }
+    serialized(() -> applyBatch(changes, promises));
+    List<Future<Void>> futures = new ArrayList<>(promises.size());
+    promises.forEach(p -> futures.add(p.future()));
+    return futures;
+  }
+
+  private synchronized void serialized(Supplier<Future<Void>> work) {
+    tail =
         tail.transform(
-            ar -> {
-              try {
-                return work.get();
-              } catch (IllegalArgumentException e) {
-                return Future.failedFuture(e.getMessage());
-              } catch (RuntimeException e) {
-                return Future.failedFuture("data plane failed to apply: " + e);
-              }
-            });
-    tail = result.otherwiseEmpty();
-    return result;
+                ar -> {
+                  try {
+                    return work.get();
+                  } catch (RuntimeException e) {
+                    return Future.failedFuture(e);
+                  }
+                })
+            .otherwiseEmpty();
   }
 
-  private Future<Void> doApply(PoolSnapshot s) {
-    List<String> problems = new ArrayList<>(s.problems());
-    if (!problems.isEmpty()) {
-      return Future.failedFuture("invalid snapshot: " + String.join("; ", problems));
-    }
+  /** Completes every promise; the returned future completes when all are. */
+  private Future<Void> applyBatch(List<Change> changes, List<Promise<Void>> promises) {
     RoutingTable current = table.get();
-    PoolRuntime previous = current.pool(s.pool());
-    if (previous != null && s.version() < previous.version()) {
-      return Future.failedFuture(
-          "version " + s.version() + " is older than the applied " + previous.version());
+    RoutingTable.Editor editor = current.edit();
+    Set<String> changed = new LinkedHashSet<>();
+    List<Integer> accepted = new ArrayList<>();
+    for (int i = 0; i < changes.size(); i++) {
+      Change c = changes.get(i);
+      try {
+        if (stage(editor, c)) {
+          changed.add(c.pool());
+        }
+        accepted.add(i);
+      } catch (IllegalArgumentException e) {
+        promises.get(i).fail(e.getMessage());
+      } catch (RuntimeException e) {
+        promises.get(i).fail("data plane failed to apply: " + e);
+      }
     }
-    PoolRuntime built = build(s, previous);
-    return install(current, current.with(built));
-  }
-
-  private Future<Void> install(RoutingTable current, RoutingTable next) {
-    if (next == current) {
+    if (changed.isEmpty()) {
+      accepted.forEach(i -> promises.get(i).complete());
       return Future.succeededFuture();
     }
+    RoutingTable next = editor.build();
+    return install(new TableObserver.Change(current, next, Set.copyOf(changed)))
+        .transform(
+            ar -> {
+              if (ar.succeeded()) {
+                accepted.forEach(i -> promises.get(i).complete());
+                return Future.succeededFuture();
+              }
+              if (accepted.size() == 1) {
+                promises.get(accepted.get(0)).fail(ar.cause().getMessage());
+                return Future.succeededFuture();
+              }
+              // Which change did the observer refuse? One swap each tells.
+              Future<Void> oneByOne = Future.succeededFuture();
+              for (int i : accepted) {
+                oneByOne =
+                    oneByOne.transform(
+                        x -> applyBatch(List.of(changes.get(i)), List.of(promises.get(i))));
+              }
+              return oneByOne;
+            });
+  }
+
+  /**
+   * Checks one change and makes it in the editor.
+   *
+   * @return whether the table changes (removing an unknown pool does not)
+   * @throws IllegalArgumentException with the NACK's reason
+   */
+  private boolean stage(RoutingTable.Editor editor, Change c) {
+    PoolRuntime existing = editor.pool(c.pool());
+    if (c.isRemoval()) {
+      if (existing != null && existing.version() > c.version()) {
+        throw new IllegalArgumentException(
+            "removal version " + c.version() + " is older than the applied " + existing.version());
+      }
+      editor.remove(c.pool());
+      return existing != null;
+    }
+    PoolSnapshot s = c.snapshot();
+    List<String> problems = s.problems();
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException("invalid snapshot: " + String.join("; ", problems));
+    }
+    if (existing != null && s.version() < existing.version()) {
+      throw new IllegalArgumentException(
+          "version " + s.version() + " is older than the applied " + existing.version());
+    }
+    editor.put(build(s, existing));
+    return true;
+  }
+
+  private Future<Void> install(TableObserver.Change change) {
     List<Future<Void>> preparing = new ArrayList<>();
     for (TableObserver o : observers) {
-      preparing.add(o.prepare(current, next));
+      preparing.add(o.prepare(change));
     }
     return Future.all(preparing)
         .transform(
             ar -> {
               if (ar.failed()) {
                 for (TableObserver o : observers) {
-                  o.abort(current, next);
+                  o.abort(change);
                 }
                 return Future.failedFuture(ar.cause().getMessage());
               }
-              if (!table.compareAndSet(current, next)) {
+              if (!table.compareAndSet(change.previous(), change.next())) {
                 return Future.failedFuture("routing table changed concurrently");
               }
               firstApplied = true;
               for (TableObserver o : observers) {
-                o.installed(current, next);
+                o.installed(change);
               }
               return Future.succeededFuture();
             });

@@ -1,23 +1,32 @@
 package dev.replicapool.dataplane.config;
 
 import io.vertx.core.Future;
+import java.util.Set;
 
 /** Something that follows the routing table: listeners, TLS, metrics. */
 public interface TableObserver {
+
   /**
-   * Called before {@code next} replaces the current table, e.g. to bind a new dedicated port. A
-   * failed future rejects the snapshot (a NACK) and the current table stays.
+   * One swap of the routing table: {@code next} replaces {@code previous}, and {@code pools} names
+   * every pool added, replaced or removed (any other pool is the same object in both tables), so an
+   * observer can do work per changed pool instead of per pool.
    */
-  default Future<Void> prepare(RoutingTable current, RoutingTable next) {
+  record Change(RoutingTable previous, RoutingTable next, Set<String> pools) {}
+
+  /**
+   * Called before the change, e.g. to bind a new dedicated port. A failed future rejects the change
+   * (a NACK) and the current table stays.
+   */
+  default Future<Void> prepare(Change change) {
     return Future.succeededFuture();
   }
 
   /**
    * Called instead of {@link #installed} when some observer failed to prepare: undo what {@link
-   * #prepare} did for {@code next}; {@code current} stays.
+   * #prepare} did; the previous table stays.
    */
-  default void abort(RoutingTable current, RoutingTable next) {}
+  default void abort(Change change) {}
 
-  /** Called right after {@code next} replaced {@code previous}. */
-  default void installed(RoutingTable previous, RoutingTable next) {}
+  /** Called right after the change was installed. */
+  default void installed(Change change) {}
 }

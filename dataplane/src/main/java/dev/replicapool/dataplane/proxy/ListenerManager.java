@@ -122,7 +122,8 @@ public final class ListenerManager implements TableObserver {
   }
 
   @Override
-  public synchronized Future<Void> prepare(RoutingTable current, RoutingTable next) {
+  public synchronized Future<Void> prepare(TableObserver.Change change) {
+    RoutingTable next = change.next();
     List<Future<?>> work = new ArrayList<>();
     for (Map.Entry<Integer, PoolRuntime> e : next.ports().entrySet()) {
       int port = e.getKey();
@@ -147,7 +148,7 @@ public final class ListenerManager implements TableObserver {
         work.add(updateTls(l, single(p.tls().keyManagerFactory()), p.tls().fingerprint()));
       }
     }
-    if (settings.tlsPort() >= 0) {
+    if (settings.tlsPort() >= 0 && touchesTls(change)) {
       String sig = sniSignature(next);
       if (!sig.isEmpty()) {
         KeyCertOptions kco = sni(next);
@@ -169,7 +170,7 @@ public final class ListenerManager implements TableObserver {
   }
 
   @Override
-  public synchronized void abort(RoutingTable current, RoutingTable next) {
+  public synchronized void abort(TableObserver.Change change) {
     pending.values().forEach(this::close);
     pending.clear();
     if (pendingSharedTls != null) {
@@ -179,7 +180,8 @@ public final class ListenerManager implements TableObserver {
   }
 
   @Override
-  public synchronized void installed(RoutingTable previous, RoutingTable next) {
+  public synchronized void installed(TableObserver.Change change) {
+    RoutingTable next = change.next();
     dedicated.putAll(pending);
     pending.clear();
     if (pendingSharedTls != null) {
@@ -214,7 +216,7 @@ public final class ListenerManager implements TableObserver {
                 });
       }
     }
-    if (sharedTls != null && sniSignature(next).isEmpty()) {
+    if (sharedTls != null && touchesTls(change) && sniSignature(next).isEmpty()) {
       log.info("no pool has TLS any more: closing port {}", sharedTls.port);
       close(sharedTls);
       sharedTls = null;
@@ -340,10 +342,26 @@ public final class ListenerManager implements TableObserver {
     return new SniKeyCertOptions(name -> kmf, kmf);
   }
 
+  /**
+   * Whether the change adds, alters or removes a pool with TLS. Only then can the shared TLS port's
+   * certificates change: the rest of the work here is per TLS pool, and a table of 1,000 pools must
+   * not pay for it on every snapshot.
+   */
+  private static boolean touchesTls(TableObserver.Change change) {
+    for (String name : change.pools()) {
+      PoolRuntime before = change.previous().pool(name);
+      PoolRuntime after = change.next().pool(name);
+      if ((before != null && before.tls() != null) || (after != null && after.tls() != null)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Per server name the certificate of the pool its Host routing picks; else the first pool's. */
   private static KeyCertOptions sni(RoutingTable t) {
     KeyManagerFactory fallback = null;
-    for (PoolRuntime p : t.pools().values()) {
+    for (PoolRuntime p : t.sortedPools().values()) {
       if (p.tls() != null && !p.hosts().isEmpty()) {
         fallback = p.tls().keyManagerFactory();
         break;
@@ -359,7 +377,7 @@ public final class ListenerManager implements TableObserver {
 
   private static String sniSignature(RoutingTable t) {
     StringBuilder sb = new StringBuilder();
-    for (PoolRuntime p : t.pools().values()) {
+    for (PoolRuntime p : t.sortedPools().values()) {
       if (p.tls() != null && !p.hosts().isEmpty()) {
         sb.append(p.name()).append(p.hosts()).append(p.tls().fingerprint()).append(';');
       }

@@ -6,6 +6,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.controlplane.SnapshotApplier.Change;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -83,20 +84,20 @@ class ConfigStoreTest {
     store.addObserver(
         new TableObserver() {
           @Override
-          public Future<Void> prepare(RoutingTable current, RoutingTable next) {
+          public Future<Void> prepare(TableObserver.Change change) {
             calls.add("prepare");
-            return next.pool("a/busy") != null
+            return change.next().pool("a/busy") != null
                 ? Future.failedFuture("port 18080 is in use")
                 : Future.succeededFuture();
           }
 
           @Override
-          public void abort(RoutingTable current, RoutingTable next) {
+          public void abort(TableObserver.Change change) {
             calls.add("abort");
           }
 
           @Override
-          public void installed(RoutingTable previous, RoutingTable next) {
+          public void installed(TableObserver.Change change) {
             calls.add("installed");
           }
         });
@@ -107,5 +108,83 @@ class ConfigStoreTest {
     assertThat(calls).containsExactly("prepare", "installed", "prepare", "abort");
     store.remove("a/ok", 2).await();
     assertThat(store.table().pools()).isEmpty();
+  }
+
+  @Test
+  void aBurstIsOneSwapAndAFailingChangeIsRefusedAlone() {
+    List<TableObserver.Change> swaps = new ArrayList<>();
+    store.addObserver(
+        new TableObserver() {
+          @Override
+          public void installed(TableObserver.Change change) {
+            swaps.add(change);
+          }
+        });
+    store.apply(snapshot("a/gone", 1, List.of("gone.example"), null, m(1, 1))).await();
+    swaps.clear();
+
+    List<Future<Void>> results =
+        store.applyAll(
+            List.of(
+                Change.apply(snapshot("a/one", 1, List.of("one.example"), null, m(1, 1))),
+                Change.apply(snapshot("a/two", 1, List.of("one.example"), null, m(1, 1))),
+                Change.remove("a/gone", 2),
+                Change.apply(snapshot("a/three", 1, List.of("gone.example"), null, m(1, 1)))));
+
+    assertThat(failure(results.get(0))).isNull();
+    assertThat(failure(results.get(1)))
+        .isEqualTo("host one.example is already routed to pool a/one");
+    assertThat(failure(results.get(2))).isNull();
+    assertThat(failure(results.get(3))).isNull();
+    assertThat(swaps).hasSize(1);
+    assertThat(swaps.get(0).pools()).containsExactlyInAnyOrder("a/one", "a/gone", "a/three");
+    assertThat(store.table().pools().keySet()).containsExactlyInAnyOrder("a/one", "a/three");
+  }
+
+  @Test
+  void whenAnObserverRefusesABurstOnlyTheCulpritIsRefused() {
+    List<String> calls = new ArrayList<>();
+    store.addObserver(
+        new TableObserver() {
+          @Override
+          public Future<Void> prepare(TableObserver.Change change) {
+            calls.add("prepare " + change.pools().size());
+            return change.next().pool("a/busy") != null
+                ? Future.failedFuture("port 18080 is in use")
+                : Future.succeededFuture();
+          }
+
+          @Override
+          public void abort(TableObserver.Change change) {
+            calls.add("abort");
+          }
+
+          @Override
+          public void installed(TableObserver.Change change) {
+            calls.add("installed " + change.pools());
+          }
+        });
+
+    List<Future<Void>> results =
+        store.applyAll(
+            List.of(
+                Change.apply(snapshot("a/ok", 1, List.of(), null, m(1, 1))),
+                Change.apply(snapshot("a/busy", 1, List.of(), 18080, m(1, 1))),
+                Change.apply(snapshot("a/fine", 1, List.of(), null, m(1, 1)))));
+
+    assertThat(failure(results.get(0))).isNull();
+    assertThat(failure(results.get(1))).isEqualTo("port 18080 is in use");
+    assertThat(failure(results.get(2))).isNull();
+    assertThat(store.table().pools().keySet()).containsExactlyInAnyOrder("a/ok", "a/fine");
+    assertThat(calls)
+        .containsExactly(
+            "prepare 3",
+            "abort",
+            "prepare 1",
+            "installed [a/ok]",
+            "prepare 1",
+            "abort",
+            "prepare 1",
+            "installed [a/fine]");
   }
 }

@@ -81,6 +81,45 @@ class RoutingTableTest {
   }
 
   @Test
+  void anEditChangesManyPoolsInOneNewTableAndLeavesTheOldOneAlone() {
+    RoutingTable before =
+        RoutingTable.EMPTY
+            .with(pool("a/old", 18080, "old.example", "*.old.example"))
+            .with(pool("a/keep", null, "keep.example"));
+    RoutingTable.Editor edit = before.edit();
+    edit.remove("a/old");
+    // What the removed pool held is free again within the same edit.
+    edit.put(pool("a/new", 18080, "old.example", "*.old.example"));
+    edit.put(pool("a/more", null, "more.example"));
+    assertThatThrownBy(() -> edit.put(pool("a/thief", null, "keep.example")))
+        .hasMessage("host keep.example is already routed to pool a/keep");
+    assertThatThrownBy(() -> edit.put(pool("a/thief", null, "*.old.example")))
+        .hasMessage("host *.old.example is already routed to pool a/new");
+    RoutingTable after = edit.build();
+
+    assertThat(after.pools().keySet()).containsExactlyInAnyOrder("a/new", "a/more", "a/keep");
+    assertThat(after.sortedPools().keySet()).containsExactly("a/keep", "a/more", "a/new");
+    assertThat(after.poolForHost("x.old.example").name()).isEqualTo("a/new");
+    assertThat(after.poolForPort(18080).name()).isEqualTo("a/new");
+    assertThat(after.pool("a/keep")).isSameAs(before.pool("a/keep"));
+    assertThat(before.pools().keySet()).containsExactlyInAnyOrder("a/old", "a/keep");
+    assertThat(before.poolForHost("x.old.example").name()).isEqualTo("a/old");
+    assertThatThrownBy(() -> edit.put(pool("a/late", null)))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aReplacedPoolIsFoundThroughItsWildcardAsTheNewRuntime() {
+    RoutingTable t = RoutingTable.EMPTY.with(pool("a/w", null, "*.w.example"));
+    PoolRuntime second = pool("a/w", null, "*.w.example");
+    RoutingTable replaced = t.with(second);
+    assertThat(replaced.poolForHost("x.w.example")).isSameAs(second);
+    RoutingTable moved = replaced.with(pool("a/w", null, "*.v.example"));
+    assertThat(moved.poolForHost("x.w.example")).isNull();
+    assertThat(moved.poolForHost("x.v.example").name()).isEqualTo("a/w");
+  }
+
+  @Test
   void normalizesHostHeaders() {
     assertThat(RoutingTable.normalizeHost(" Foo.Example:443 ")).isEqualTo("foo.example");
     assertThat(RoutingTable.normalizeHost("[::1]:8080")).isEqualTo("[::1]");

@@ -1,0 +1,72 @@
+package dev.replicapool.dataplane.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.dataplane.config.ConfigStore;
+import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DataPlaneMetricsTest {
+  final Vertx vertx = Vertx.vertx();
+  final ConfigStore[] store = new ConfigStore[1];
+  final DataPlaneMetrics metrics = new DataPlaneMetrics(() -> store[0].table());
+
+  {
+    store[0] =
+        new ConfigStore(vertx, Set.of(), System::nanoTime, () -> new Random(1), metrics::eventsFor);
+    store[0].addObserver(metrics);
+  }
+
+  @AfterEach
+  void close() {
+    metrics.close();
+    vertx.close().await();
+  }
+
+  static PoolSnapshot pool(String name, long version, int... ports) {
+    List<MemberSnapshot> members =
+        java.util.Arrays.stream(ports)
+            .mapToObj(p -> new MemberSnapshot("10.0.0.1", p, 1.0, MemberState.Healthy))
+            .toList();
+    return new PoolSnapshot(
+        name, version, RoutingPolicy.RoundRobin, null, null, null, List.of(), null, null, members);
+  }
+
+  String scrape() {
+    return metrics.scrape().toCompletableFuture().join();
+  }
+
+  static String inflight(String pool, int port) {
+    return "replicapool_member_inflight{member=\"10.0.0.1:" + port + "\",pool=\"" + pool + "\"}";
+  }
+
+  @Test
+  void aScrapeAfterASwapSeesExactlyTheMembersOfTheTable() {
+    store[0].apply(pool("a/p", 1, 1, 2)).await();
+    assertThat(scrape())
+        .contains(inflight("a/p", 1), inflight("a/p", 2))
+        .contains("replicapool_snapshot_version{pool=\"a/p\"} 1.0");
+
+    store[0].apply(pool("a/p", 2, 2, 3)).await();
+    assertThat(scrape())
+        .doesNotContain(inflight("a/p", 1))
+        .contains(inflight("a/p", 2), inflight("a/p", 3));
+
+    store[0].remove("a/p", 3).await();
+    assertThat(scrape()).doesNotContain("pool=\"a/p\"");
+
+    // Back under the same names: new members, new gauges, not the removed ones.
+    store[0].apply(pool("a/p", 4, 2)).await();
+    assertThat(scrape())
+        .contains(inflight("a/p", 2))
+        .contains("replicapool_snapshot_version{pool=\"a/p\"} 4.0");
+  }
+}
