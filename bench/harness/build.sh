@@ -5,9 +5,9 @@
 set -euo pipefail
 H="$(cd "$(dirname "$0")" && pwd)"
 mkdir -p "$H/target/classes"
-if [ ! -s "$H/target/deps.txt" ] || [ "$H/pom.xml" -nt "$H/target/deps.txt" ]; then
-  mvn -B -q -o -f "$H/pom.xml" dependency:build-classpath -Dmdep.outputFile="$H/target/deps.txt" >/dev/null
-fi
+# Resolved every time (a few seconds, offline): the installed artifacts' own dependencies change
+# as the project does, and a stale list fails later with a missing class.
+mvn -B -q -o -f "$H/pom.xml" dependency:build-classpath -Dmdep.outputFile="$H/target/deps.txt" >/dev/null
 javac -nowarn -d "$H/target/classes" -cp "$(cat "$H/target/deps.txt")" $(find "$H/src/main/java" -name '*.java')
 cp "$H/logback.xml" "$H/target/classes/logback.xml"
 echo "$H/target/classes:$(cat "$H/target/deps.txt")" > "$H/target/cp.txt"

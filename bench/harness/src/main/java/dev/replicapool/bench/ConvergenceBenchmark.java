@@ -89,7 +89,9 @@ public final class ConvergenceBenchmark {
         .addObserver(
             new TableObserver() {
               @Override
-              public void installed(RoutingTable previous, RoutingTable next) {
+              public void installed(TableObserver.Change change) {
+                RoutingTable previous = change.previous();
+                RoutingTable next = change.next();
                 long now = System.currentTimeMillis();
                 for (PoolRuntime p : next.pools().values()) {
                   PoolRuntime before = previous.pool(p.name());
