@@ -147,6 +147,10 @@ public final class ControlPlaneClient {
   // Everything below is touched on `context` only.
   private final Map<String, Long> applied = new HashMap<>();
   private final ArrayDeque<Received> received = new ArrayDeque<>();
+  // Pools named by a frame of the current stream: what the operator knows, once it says synced.
+  private final Set<String> heardOf = new HashSet<>();
+  // Pools whose last applied change was a removal (their version stays in `applied`).
+  private final Set<String> removedPools = new HashSet<>();
   private boolean draining;
   private WebSocket ws;
   private boolean started;
@@ -254,6 +258,7 @@ public final class ControlPlaneClient {
 
   private void opened(WebSocket socket) {
     ws = socket;
+    heardOf.clear();
     socket.textMessageHandler(text -> onText(socket, text));
     socket.binaryMessageHandler(b -> log.warn("ignoring a binary frame from the control plane"));
     socket.exceptionHandler(t -> lastError = String.valueOf(t.getMessage()));
@@ -344,6 +349,12 @@ public final class ControlPlaneClient {
       log.warn("ignoring a {} frame from the control plane", m.type());
       return;
     }
+    if (socket == ws && m.type() != StreamMessage.Type.synced) {
+      String pool = poolOf(m);
+      if (pool != null) {
+        heardOf.add(pool);
+      }
+    }
     received.add(new Received(socket, m));
     if (!draining) {
       // Not now: after this read's other frames have been delivered, so that frames that arrive
@@ -369,6 +380,10 @@ public final class ControlPlaneClient {
           break;
         }
         received.poll();
+        if (Boolean.TRUE.equals(r.message().complete())
+            && forgetPoolsTheOperatorNoLongerHas(r.socket())) {
+          return; // the removals finish first, then synced, then the rest of the queue
+        }
         applier.synced();
         continue;
       }
@@ -408,6 +423,55 @@ public final class ControlPlaneClient {
               // Through the context, not a direct call: a long queue must not deepen the stack.
               context.runOnContext(v -> drain());
             });
+  }
+
+  /**
+   * Before {@code synced}, the operator has sent every pool it knows on this stream. A pool this
+   * data plane still serves but did not hear of was deleted while the two were apart (operator
+   * down, stream cut): nothing else would ever remove it, so it is removed here, then {@code
+   * synced} is passed on.
+   *
+   * @return true when removals are under way (they call {@code synced} and drain on when done)
+   */
+  private boolean forgetPoolsTheOperatorNoLongerHas(WebSocket socket) {
+    if (socket != ws) {
+      return false; // a stale stream's word on what exists does not count
+    }
+    List<SnapshotApplier.Change> removals = new ArrayList<>();
+    for (Map.Entry<String, Long> e : new ArrayList<>(applied.entrySet())) {
+      String pool = e.getKey();
+      if (heardOf.contains(pool)) {
+        continue;
+      }
+      if (removedPools.remove(pool)) {
+        applied.remove(pool); // removed already; the operator has forgotten the removal too
+      } else {
+        removals.add(SnapshotApplier.Change.remove(pool, e.getValue()));
+      }
+    }
+    if (removals.isEmpty()) {
+      return false;
+    }
+    List<Future<Void>> results = applyAll(removals);
+    Future.join(results)
+        .onComplete(
+            done -> {
+              for (int i = 0; i < removals.size(); i++) {
+                String pool = removals.get(i).pool();
+                if (results.get(i).succeeded()) {
+                  applied.remove(pool);
+                  log.info("removed pool {}: the operator no longer has it", pool);
+                } else {
+                  log.warn(
+                      "could not remove pool {}, which the operator no longer has: {}",
+                      pool,
+                      reason(results.get(i).cause()));
+                }
+              }
+              applier.synced();
+              context.runOnContext(v -> drain());
+            });
+    return true;
   }
 
   /** At most this many answers in one {@code answers} frame (well inside the frame limit). */
@@ -456,6 +520,11 @@ public final class ControlPlaneClient {
     long version = change.version();
     if (result.succeeded()) {
       applied.put(pool, version);
+      if (change.isRemoval()) {
+        removedPools.add(pool);
+      } else {
+        removedPools.remove(pool);
+      }
       return StreamMessage.ack(pool, version);
     }
     return StreamMessage.nack(pool, version, reason(result.cause()));

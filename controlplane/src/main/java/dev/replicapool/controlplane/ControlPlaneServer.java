@@ -127,7 +127,10 @@ public final class ControlPlaneServer {
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
   private HttpServer server;
   private boolean initialSyncDone;
-  private static final String SYNCED_FRAME = WireCodec.encode(StreamMessage.synced());
+  private boolean everyPoolPublished;
+  private static final String SYNCED_FRAME = WireCodec.encode(StreamMessage.synced(true));
+  private static final String SYNCED_INCOMPLETE_FRAME =
+      WireCodec.encode(StreamMessage.synced(false));
 
   public ControlPlaneServer(Vertx vertx, Options options) {
     this.vertx = Objects.requireNonNull(vertx);
@@ -198,18 +201,32 @@ public final class ControlPlaneServer {
   /**
    * Declares that every pool the operator knows has been published: data planes connected now and
    * later are told they are {@code synced} after their snapshots, so a data plane with no pool to
-   * serve can still report ready. Before this, a fresh data plane stays unready.
+   * serve can still report ready. Before this, a fresh data plane stays unready. Data planes also
+   * drop the pools they serve that were not published (deleted while they were apart).
    */
   public void markInitialSyncDone() {
+    markInitialSyncDone(true);
+  }
+
+  /**
+   * @param everyPoolPublished false when the operator gives up waiting for some pools: data planes
+   *     report ready but keep every pool they have, since an unpublished pool may still exist
+   */
+  public void markInitialSyncDone(boolean everyPoolPublished) {
     synchronized (lock) {
       if (initialSyncDone) {
         return;
       }
       initialSyncDone = true;
+      this.everyPoolPublished = everyPoolPublished;
       for (Connection c : connections) {
-        c.ws.writeTextMessage(SYNCED_FRAME);
+        c.ws.writeTextMessage(syncedFrame());
       }
     }
+  }
+
+  private String syncedFrame() {
+    return everyPoolPublished ? SYNCED_FRAME : SYNCED_INCOMPLETE_FRAME;
   }
 
   /** Registers a listener told the pool whose {@link #syncState} changed. */
@@ -392,6 +409,7 @@ public final class ControlPlaneServer {
   }
 
   private void hello(Connection c, String node) {
+    List<Connection> replaced = new ArrayList<>();
     if (node == null || node.isBlank() || node.length() > MAX_NODE_CHARS) {
       close(c, (short) 1008, "hello needs a node name");
       return;
@@ -407,14 +425,31 @@ public final class ControlPlaneServer {
       }
       before = statesLocked(pools.keySet());
       c.node = node.strip();
+      // One connection per node: a data plane that redials before this server noticed its old
+      // stream died must not count twice in DataPlaneSynced. The newer stream wins.
+      for (Connection other : List.copyOf(connections)) {
+        if (other.node.equals(c.node)) {
+          connections.remove(other);
+          other.closed = true;
+          replaced.add(other);
+        }
+      }
       connections.add(c);
       for (Entry e : pools.values()) {
         c.ws.writeTextMessage(e.frame());
       }
       if (initialSyncDone) {
-        c.ws.writeTextMessage(SYNCED_FRAME);
+        c.ws.writeTextMessage(syncedFrame());
       }
       after = statesLocked(pools.keySet());
+    }
+    for (Connection old : replaced) {
+      log.warn(
+          "data plane {} connected again from {}: closing its older stream from {}",
+          c.node,
+          c.remote,
+          old.remote);
+      old.ws.close((short) 1008, "replaced by a newer stream of the same node");
     }
     log.info("data plane {} connected from {}", c.node, c.remote);
     fireChanges(before, after);

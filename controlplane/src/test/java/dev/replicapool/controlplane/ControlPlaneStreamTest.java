@@ -290,6 +290,82 @@ class ControlPlaneStreamTest {
   }
 
   @Test
+  void aPoolDeletedWhileTheOperatorWasAwayIsRemovedOnceTheNewOneSaysSynced() {
+    ControlPlaneServer first = server(0);
+    int port = first.port();
+    first.publish(pool("shop/kept", 1, 1.0));
+    first.publish(pool("shop/deleted", 1, 1.0));
+    first.markInitialSyncDone();
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient client =
+        client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-1"), applier);
+    await().atMost(WAIT).until(() -> applier.calls.contains("synced"));
+    first.stop().await();
+    servers.remove(first);
+    await().atMost(WAIT).until(() -> !client.connected());
+    applier.calls.clear();
+
+    // The operator comes back without shop/deleted (its ReplicaPool went while it was down).
+    ControlPlaneServer second = server(port);
+    second.publish(pool("shop/kept", 2, 1.0));
+    await().atMost(WAIT).until(() -> applier.version("shop/kept") == 2);
+    // Not before the operator says it has published everything: it may just be slow.
+    assertThat(applier.current).containsKey("shop/deleted");
+    second.markInitialSyncDone();
+
+    await().atMost(WAIT).until(() -> applier.calls.contains("synced"));
+    assertThat(applier.calls)
+        .containsExactly("apply shop/kept 2", "remove shop/deleted 1", "synced");
+    assertThat(applier.current.keySet()).containsExactly("shop/kept");
+
+    // If it comes back later, it is applied like any new pool.
+    second.publish(pool("shop/deleted", second.nextVersion("shop/deleted"), 1.0));
+    await().atMost(WAIT).until(() -> applier.current.containsKey("shop/deleted"));
+  }
+
+  @Test
+  void anOperatorThatGaveUpWaitingForSomePoolsMakesNoDataPlaneDropAny() {
+    ControlPlaneServer first = server(0);
+    int port = first.port();
+    first.publish(pool("shop/kept", 1, 1.0));
+    first.publish(pool("shop/lagging", 1, 1.0));
+    RecordingApplier applier = new RecordingApplier();
+    ControlPlaneClient client =
+        client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-1"), applier);
+    await().atMost(WAIT).until(() -> applier.current.size() == 2);
+    first.stop().await();
+    servers.remove(first);
+    await().atMost(WAIT).until(() -> !client.connected());
+    applier.calls.clear();
+
+    ControlPlaneServer second = server(port);
+    second.publish(pool("shop/kept", 2, 1.0));
+    second.markInitialSyncDone(false);
+
+    await().atMost(WAIT).until(() -> applier.calls.contains("synced"));
+    assertThat(applier.calls).containsExactly("apply shop/kept 2", "synced");
+    assertThat(applier.current.keySet()).containsExactlyInAnyOrder("shop/kept", "shop/lagging");
+  }
+
+  @Test
+  void aSecondStreamOfTheSameNodeReplacesTheFirstAndCountsOnce() {
+    ControlPlaneServer server = server(0);
+    server.publish(pool("shop/a", 1, 1.0));
+    WebSocket older = rawSocket(server.port(), "Bearer " + TOKEN);
+    older.writeTextMessage(WireCodec.encode(StreamMessage.hello("dp-same"))).await();
+    await().atMost(WAIT).until(() -> server.dataPlanes().size() == 1);
+
+    WebSocket newer = rawSocket(server.port(), "Bearer " + TOKEN);
+    newer.writeTextMessage(WireCodec.encode(StreamMessage.hello("dp-same"))).await();
+
+    await().atMost(WAIT).until(older::isClosed);
+    assertThat(older.closeStatusCode()).isEqualTo((short) 1008);
+    assertThat(server.dataPlanes()).containsExactly("dp-same");
+    assertThat(server.syncState("shop/a").dataPlanes()).isEqualTo(1);
+    assertThat(newer.isClosed()).isFalse();
+  }
+
+  @Test
   void removalIsSentAndReplayedToDataPlanesThatWereAway() {
     ControlPlaneServer server = server(0);
     server.publish(pool("shop/a", 1, 1.0));

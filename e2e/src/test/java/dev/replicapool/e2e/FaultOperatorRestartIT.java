@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The operator goes away under steady load and comes back on the same control-plane port (as a
  * restarted Pod behind its Service): the data plane keeps serving its last snapshot, redials, and
- * applies the new operator's snapshots, which start above every version it saw before.
+ * applies the new operator's snapshots, which start above every version it saw before, and drops a
+ * pool deleted while no operator ran.
  */
 class FaultOperatorRestartIT {
   static FaultSystem sys;
@@ -47,7 +48,9 @@ class FaultOperatorRestartIT {
     ReplicaProcess k1 = sys.replica("k1");
     ReplicaProcess k2 = sys.replica("k2");
     sys.create(sys.pool("orders", List.of(k1.address(), k2.address())));
+    sys.create(sys.pool("leaving", List.of(k1.address())));
     sys.awaitReadyAndSynced("orders", Duration.ofSeconds(30));
+    sys.awaitReadyAndSynced("leaving", Duration.ofSeconds(30));
     long before = sys.versionOn(dp, "orders");
     assertThat(before).isPositive();
 
@@ -66,6 +69,9 @@ class FaultOperatorRestartIT {
         .until(() -> !dp.controlPlaneConnected() && load.failedSoFar() == 0);
     assertThat(load.ok() - okAtStop).as("requests served without an operator").isPositive();
     assertThat(sys.admin(dp, "/readyz").status()).isEqualTo(200);
+    // A pool deleted while no operator runs: no one can tell the data plane now.
+    sys.pool("leaving").delete();
+    assertThat(sys.versionOn(dp, "leaving")).isPositive();
 
     ReplicaPoolOperator again =
         sys.startOperator(sys.client, sys.operatorConfig().withPorts(controlPlanePort, 0));
@@ -84,6 +90,9 @@ class FaultOperatorRestartIT {
                   .isEqualTo("1/1 data planes applied version " + now);
             });
     long resyncMillis = (System.nanoTime() - restartedAt) / 1_000_000;
+    // The new operator published every pool it knows and said so: the data plane drops the one
+    // it never heard of.
+    await().atMost(Duration.ofSeconds(30)).until(() -> sys.versionOn(dp, "leaving") == -1);
     long after = sys.versionOn(dp, "orders");
 
     // The new operator is live, not just replayed: a member turning sick reaches the data plane.

@@ -9,7 +9,8 @@ import java.util.List;
  * <ul>
  *   <li>operator to data plane: {@code snapshot} (with {@link #snapshot}) or {@code remove} (pool
  *       and version only); then {@code synced} once the data plane has everything the operator
- *       knows, so that a data plane with no pools to serve can still report ready;
+ *       knows, so that a data plane with no pools to serve can still report ready ({@link
+ *       #complete} says whether it may also drop pools the stream never named);
  *   <li>data plane to operator: {@code hello} (node), then {@code ack} or {@code nack} (pool,
  *       version, and for a NACK the error) for every snapshot and removal; {@code answers} carries
  *       several of them in one frame, for snapshots that arrived and were applied together.
@@ -23,7 +24,8 @@ public record StreamMessage(
     Long version,
     PoolSnapshot snapshot,
     String error,
-    List<StreamMessage> answers) {
+    List<StreamMessage> answers,
+    Boolean complete) {
 
   public enum Type {
     hello,
@@ -36,31 +38,37 @@ public record StreamMessage(
   }
 
   public static StreamMessage hello(String node) {
-    return new StreamMessage(Type.hello, node, null, null, null, null, null);
+    return new StreamMessage(Type.hello, node, null, null, null, null, null, null);
   }
 
   public static StreamMessage snapshot(PoolSnapshot s) {
-    return new StreamMessage(Type.snapshot, null, s.pool(), s.version(), s, null, null);
+    return new StreamMessage(Type.snapshot, null, s.pool(), s.version(), s, null, null, null);
   }
 
   public static StreamMessage remove(String pool, long version) {
-    return new StreamMessage(Type.remove, null, pool, version, null, null, null);
+    return new StreamMessage(Type.remove, null, pool, version, null, null, null, null);
   }
 
-  public static StreamMessage synced() {
-    return new StreamMessage(Type.synced, null, null, null, null, null, null);
+  /**
+   * @param complete true when every pool the operator knows was sent before it: a data plane may
+   *     then drop the pools it serves that this stream never named (deleted while the two were
+   *     apart); false when the operator gave up waiting for some pools
+   */
+  public static StreamMessage synced(boolean complete) {
+    return new StreamMessage(Type.synced, null, null, null, null, null, null, complete);
   }
 
   public static StreamMessage ack(String pool, long version) {
-    return new StreamMessage(Type.ack, null, pool, version, null, null, null);
+    return new StreamMessage(Type.ack, null, pool, version, null, null, null, null);
   }
 
   /** Several {@code ack} and {@code nack} messages in one frame. */
   public static StreamMessage answers(List<StreamMessage> answers) {
-    return new StreamMessage(Type.answers, null, null, null, null, null, List.copyOf(answers));
+    return new StreamMessage(
+        Type.answers, null, null, null, null, null, List.copyOf(answers), null);
   }
 
   public static StreamMessage nack(String pool, long version, String error) {
-    return new StreamMessage(Type.nack, null, pool, version, null, error, null);
+    return new StreamMessage(Type.nack, null, pool, version, null, error, null, null);
   }
 }

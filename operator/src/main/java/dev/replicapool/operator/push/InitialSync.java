@@ -85,8 +85,14 @@ public final class InitialSync {
 
   private void finish() {
     if (done.compareAndSet(false, true)) {
-      server.markInitialSyncDone();
-      log.info("every pool published: data planes may report ready");
+      boolean every = pending.isEmpty();
+      // Incomplete: data planes report ready but keep pools this operator has not published,
+      // since those may exist and merely lag (or failed to list).
+      server.markInitialSyncDone(every);
+      log.info(
+          every
+              ? "every pool published: data planes may report ready"
+              : "data planes may report ready; they keep pools not published yet");
     }
   }
 }
