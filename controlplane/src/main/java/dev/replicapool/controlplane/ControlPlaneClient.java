@@ -12,6 +12,7 @@ import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -49,6 +50,9 @@ public final class ControlPlaneClient {
 
   /**
    * @param trustPem PEM certificates that sign the operator's certificate; null for plain TCP
+   * @param clientCertPem PEM client certificate (chain) presented to the operator for mutual TLS;
+   *     null for none. Needs {@code trustPem} (TLS) and {@code clientKeyPem}
+   * @param clientKeyPem its private key (PEM); never printed
    * @param pingIntervalMillis the client pings this often; no frame for 3 intervals closes the
    *     connection (a silent network partition) and redials
    */
@@ -58,6 +62,8 @@ public final class ControlPlaneClient {
       String token,
       String node,
       String trustPem,
+      String clientCertPem,
+      String clientKeyPem,
       long initialBackoffMillis,
       long maxBackoffMillis,
       double jitter,
@@ -74,11 +80,19 @@ public final class ControlPlaneClient {
       if (pingIntervalMillis <= 0 || connectTimeoutMillis <= 0) {
         throw new IllegalArgumentException("intervals must be positive");
       }
+      if ((clientCertPem == null) != (clientKeyPem == null)) {
+        throw new IllegalArgumentException(
+            "a client certificate needs its private key, and a key its certificate");
+      }
+      if (clientCertPem != null && trustPem == null) {
+        throw new IllegalArgumentException(
+            "a client certificate (mutual TLS) needs TLS: the operator's CA (trustPem)");
+      }
     }
 
     /** Plain TCP, backoff 100 ms doubling to 5 s with +/-20% jitter, a ping every 10 s. */
     public static Options of(String host, int port, String token, String node) {
-      return new Options(host, port, token, node, null, 100, 5_000, 0.2, 10_000, 5_000);
+      return new Options(host, port, token, node, null, null, null, 100, 5_000, 0.2, 10_000, 5_000);
     }
 
     public Options withTrustPem(String pem) {
@@ -88,6 +102,28 @@ public final class ControlPlaneClient {
           token,
           node,
           pem,
+          clientCertPem,
+          clientKeyPem,
+          initialBackoffMillis,
+          maxBackoffMillis,
+          jitter,
+          pingIntervalMillis,
+          connectTimeoutMillis);
+    }
+
+    /**
+     * Presents this certificate (PEM, with any intermediates) and key to the operator, for an
+     * operator that requires client certificates; needs {@link #withTrustPem} too.
+     */
+    public Options withClientCertificate(String certPem, String keyPem) {
+      return new Options(
+          host,
+          port,
+          token,
+          node,
+          trustPem,
+          certPem,
+          keyPem,
           initialBackoffMillis,
           maxBackoffMillis,
           jitter,
@@ -102,6 +138,8 @@ public final class ControlPlaneClient {
           token,
           node,
           trustPem,
+          clientCertPem,
+          clientKeyPem,
           initialMillis,
           maxMillis,
           jitter,
@@ -116,11 +154,18 @@ public final class ControlPlaneClient {
           token,
           node,
           trustPem,
+          clientCertPem,
+          clientKeyPem,
           initialBackoffMillis,
           maxBackoffMillis,
           jitter,
           millis,
           connectTimeoutMillis);
+    }
+
+    /** True when a client certificate is presented. */
+    public boolean mutualTls() {
+      return clientCertPem != null;
     }
 
     @Override
@@ -133,6 +178,8 @@ public final class ControlPlaneClient {
           + node
           + ", tls="
           + (trustPem != null)
+          + ", mutualTls="
+          + mutualTls()
           + "]";
     }
   }
@@ -179,6 +226,12 @@ public final class ControlPlaneClient {
       o.setSsl(true)
           .setVerifyHost(true)
           .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(options.trustPem())));
+    }
+    if (options.clientCertPem() != null) {
+      o.setKeyCertOptions(
+          new PemKeyCertOptions()
+              .setCertValue(Buffer.buffer(options.clientCertPem()))
+              .setKeyValue(Buffer.buffer(options.clientKeyPem())));
     }
     this.wsClient = vertx.createWebSocketClient(o);
   }

@@ -8,15 +8,19 @@ import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.ServerWebSocketHandshake;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,13 +34,16 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The operator's end of the control-plane stream: a WebSocket endpoint at {@link
  * ControlPlaneProtocol#STREAM_PATH} that data planes dial with {@code Authorization: Bearer
- * <token>}.
+ * <token>}, optionally over TLS ({@link Options#withTls}) and with client certificates (mutual TLS,
+ * {@link Options#withClientCa}), the token being checked in every case.
  *
  * <ul>
  *   <li>{@link #publish} keeps the latest snapshot per pool and sends it to every connected data
@@ -71,11 +78,19 @@ public final class ControlPlaneServer {
    * @param port 0 picks a free port
    * @param token the shared secret every data plane presents as a bearer token
    * @param tls key and certificate of the port, or null for plain TCP
+   * @param clientCaPem PEM certificates of the CA(s) that sign the data planes' client
+   *     certificates, or null: when set (TLS required), the TLS handshake demands a client
+   *     certificate signed by one of them (mutual TLS), and the bearer token is still checked
    * @param readIdleTimeoutMillis a connection on which nothing (not even a ping) arrived for this
    *     long is closed; data planes ping well within it
    */
   public record Options(
-      String host, int port, String token, TlsMaterial tls, long readIdleTimeoutMillis) {
+      String host,
+      int port,
+      String token,
+      TlsMaterial tls,
+      String clientCaPem,
+      long readIdleTimeoutMillis) {
     public Options {
       Objects.requireNonNull(host, "host");
       if (token == null || token.isBlank()) {
@@ -84,19 +99,47 @@ public final class ControlPlaneServer {
       if (readIdleTimeoutMillis <= 0) {
         throw new IllegalArgumentException("readIdleTimeoutMillis must be positive");
       }
+      if (clientCaPem != null && clientCaPem.isBlank()) {
+        throw new IllegalArgumentException("the client CA is empty");
+      }
+      if (clientCaPem != null && tls == null) {
+        throw new IllegalArgumentException(
+            "a client CA (mutual TLS) needs TLS on the control-plane port: a certificate and key");
+      }
     }
 
     public Options(String host, int port, String token) {
-      this(host, port, token, null, 60_000);
+      this(host, port, token, null, null, 60_000);
     }
 
     public Options withTls(TlsMaterial tls) {
-      return new Options(host, port, token, tls, readIdleTimeoutMillis);
+      return new Options(host, port, token, tls, clientCaPem, readIdleTimeoutMillis);
+    }
+
+    /**
+     * Requires every data plane to present a client certificate signed by one of these CAs (PEM);
+     * needs {@link #withTls} first.
+     */
+    public Options withClientCa(String pem) {
+      return new Options(host, port, token, tls, pem, readIdleTimeoutMillis);
+    }
+
+    /** True when data planes must present a client certificate. */
+    public boolean mutualTls() {
+      return clientCaPem != null;
     }
 
     @Override
     public String toString() {
-      return "Options[host=" + host + ", port=" + port + ", tls=" + (tls != null) + "]";
+      return "Options[host="
+          + host
+          + ", port="
+          + port
+          + ", tls="
+          + (tls != null)
+          + ", mutualTls="
+          + mutualTls()
+          + "]";
     }
   }
 
@@ -107,14 +150,17 @@ public final class ControlPlaneServer {
   private static final class Connection {
     final ServerWebSocket ws;
     final String remote;
+    // The subject of the client certificate under mutual TLS, else null.
+    final String clientSubject;
     String node;
     boolean closed;
     final Map<String, Long> acked = new HashMap<>();
     final Map<String, Nack> nacks = new HashMap<>();
 
-    Connection(ServerWebSocket ws) {
+    Connection(ServerWebSocket ws, String clientSubject) {
       this.ws = ws;
       this.remote = String.valueOf(ws.remoteAddress());
+      this.clientSubject = clientSubject;
     }
   }
 
@@ -163,22 +209,45 @@ public final class ControlPlaneServer {
                   .setCertValue(Buffer.buffer(options.tls().certificatePem()))
                   .setKeyValue(Buffer.buffer(options.tls().privateKeyPem())));
     }
+    if (options.mutualTls()) {
+      // A client without a certificate signed by this CA fails the TLS handshake: it never gets
+      // to send its token, let alone a hello.
+      o.setClientAuth(ClientAuth.REQUIRED)
+          .setTrustOptions(
+              new PemTrustOptions().addCertValue(Buffer.buffer(options.clientCaPem())));
+    }
     HttpServer s =
         vertx
             .createHttpServer(o)
             .webSocketHandshakeHandler(this::handshake)
             .webSocketHandler(this::connected)
             .requestHandler(this::plainRequest)
-            .exceptionHandler(t -> log.debug("control-plane connection error: {}", t.toString()));
+            .exceptionHandler(this::connectionError);
     return s.listen()
         .map(
             bound -> {
               synchronized (lock) {
                 server = bound;
               }
-              log.info("control-plane stream listening on {}:{}", options.host(), port());
+              log.info(
+                  "control-plane stream listening on {}:{} ({})",
+                  options.host(),
+                  port(),
+                  options.mutualTls()
+                      ? "mutual TLS: client certificates required"
+                      : options.tls() != null ? "TLS" : "plain TCP");
               return bound.actualPort();
             });
+  }
+
+  private void connectionError(Throwable t) {
+    if (t instanceof SSLHandshakeException) {
+      // A data plane without a certificate the client CA signed, or one that does not trust this
+      // port's certificate: the one place that says why it never connects (no address is known).
+      log.info("control-plane TLS handshake failed: {}", t.getMessage());
+    } else {
+      log.debug("control-plane connection error: {}", t.toString());
+    }
   }
 
   /** The bound port, or -1 before {@link #start()}. */
@@ -355,7 +424,10 @@ public final class ControlPlaneServer {
 
   private void handshake(ServerWebSocketHandshake hs) {
     if (!authorized(hs.headers())) {
-      log.warn("refused a control-plane connection from {}: bad or no token", hs.remoteAddress());
+      log.warn(
+          "refused a control-plane connection from {}{}: bad or no token",
+          hs.remoteAddress(),
+          options.mutualTls() ? " (client certificate " + clientSubject(hs) + ")" : "");
       hs.reject(401);
       return;
     }
@@ -380,7 +452,7 @@ public final class ControlPlaneServer {
   }
 
   private void connected(ServerWebSocket ws) {
-    Connection c = new Connection(ws);
+    Connection c = new Connection(ws, options.mutualTls() ? clientSubject(ws) : null);
     ws.textMessageHandler(text -> onText(c, text));
     ws.binaryMessageHandler(b -> close(c, (short) 1003, "binary frames are not accepted"));
     ws.exceptionHandler(t -> log.debug("control-plane stream {}: {}", c.remote, t.toString()));
@@ -451,7 +523,15 @@ public final class ControlPlaneServer {
           old.remote);
       old.ws.close((short) 1008, "replaced by a newer stream of the same node");
     }
-    log.info("data plane {} connected from {}", c.node, c.remote);
+    if (c.clientSubject != null) {
+      log.info(
+          "data plane {} connected from {} with client certificate {}",
+          c.node,
+          c.remote,
+          c.clientSubject);
+    } else {
+      log.info("data plane {} connected from {}", c.node, c.remote);
+    }
     fireChanges(before, after);
   }
 
@@ -556,6 +636,31 @@ public final class ControlPlaneServer {
     }
     String s = error.replaceAll("[\\p{Cntrl}]", " ").strip();
     return s.length() > MAX_ERROR_CHARS ? s.substring(0, MAX_ERROR_CHARS) + "..." : s;
+  }
+
+  /** The subject of the peer's certificate, for the log; never throws. */
+  private static String clientSubject(ServerWebSocket ws) {
+    try {
+      return subjectOf(ws.peerCertificates());
+    } catch (SSLPeerUnverifiedException | RuntimeException e) {
+      return "(unavailable: " + e.getClass().getSimpleName() + ")";
+    }
+  }
+
+  private static String clientSubject(ServerWebSocketHandshake hs) {
+    try {
+      return subjectOf(hs.peerCertificates());
+    } catch (SSLPeerUnverifiedException | RuntimeException e) {
+      return "(unavailable: " + e.getClass().getSimpleName() + ")";
+    }
+  }
+
+  private static String subjectOf(List<Certificate> chain) {
+    if (chain != null && !chain.isEmpty() && chain.get(0) instanceof X509Certificate x) {
+      String subject = x.getSubjectX500Principal().getName();
+      return subject.isBlank() ? "(empty subject)" : sanitize(subject);
+    }
+    return "(none)";
   }
 
   private static byte[] sha256(String s) {

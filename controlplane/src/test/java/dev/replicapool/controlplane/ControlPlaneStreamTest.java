@@ -566,6 +566,121 @@ class ControlPlaneStreamTest {
     assertThat(tls.toString()).doesNotContain("PRIVATE");
   }
 
+  /**
+   * Mutual TLS. The test PEMs under {@code tls/}: {@code client-ca.crt} signs {@code client.crt}
+   * (CN dp-mtls, extendedKeyUsage clientAuth); {@code other-client.crt} is signed by another CA
+   * whose key was thrown away. EC P-256, 100 years, made with openssl (genpkey, req -x509, x509
+   * -req); the CA keys are not kept.
+   */
+  @Test
+  void mutualTlsAcceptsOnlyClientsWithACertificateSignedByTheClientCa() throws IOException {
+    TlsMaterial tls =
+        new TlsMaterial(resource("tls/controlplane.crt"), resource("tls/controlplane.key"));
+    ControlPlaneServer server =
+        server(
+            new ControlPlaneServer.Options("127.0.0.1", 0, TOKEN)
+                .withTls(tls)
+                .withClientCa(resource("tls/client-ca.crt")));
+    server.publish(pool("shop/a", 1, 1.0));
+    int port = server.port();
+    ControlPlaneClient.Options trusting =
+        ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-mtls")
+            .withTrustPem(resource("tls/controlplane.crt"));
+
+    RecordingApplier good = new RecordingApplier();
+    ControlPlaneClient withCert =
+        client(
+            trusting.withClientCertificate(resource("tls/client.crt"), resource("tls/client.key")),
+            good);
+    await().atMost(WAIT).until(() -> good.current.containsKey("shop/a"));
+    await().atMost(WAIT).until(() -> server.syncState("shop/a").synced());
+    assertThat(withCert.connected()).isTrue();
+    assertThat(server.dataPlanes()).containsExactly("dp-mtls");
+
+    // No client certificate (the right token and server trust are not enough), a certificate from
+    // another CA, and the right certificate with a wrong token: none gets a stream.
+    List<ControlPlaneClient.Options> refused =
+        List.of(
+            ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-no-cert")
+                .withTrustPem(resource("tls/controlplane.crt")),
+            ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-other-ca")
+                .withTrustPem(resource("tls/controlplane.crt"))
+                .withClientCertificate(
+                    resource("tls/other-client.crt"), resource("tls/other-client.key")),
+            ControlPlaneClient.Options.of("127.0.0.1", port, "wrong-token", "dp-bad-token")
+                .withTrustPem(resource("tls/controlplane.crt"))
+                .withClientCertificate(resource("tls/client.crt"), resource("tls/client.key")));
+    List<RecordingApplier> appliers = new ArrayList<>();
+    List<Boolean> transitions = new CopyOnWriteArrayList<>();
+    List<ControlPlaneClient> rejected = new ArrayList<>();
+    for (ControlPlaneClient.Options o : refused) {
+      RecordingApplier a = new RecordingApplier();
+      appliers.add(a);
+      ControlPlaneClient c = client(o, a);
+      c.onConnectionChange(transitions::add);
+      rejected.add(c);
+    }
+    for (ControlPlaneClient c : rejected) {
+      await().atMost(WAIT).until(() -> c.lastError() != null);
+    }
+    // Let each of them redial a few times (backoff 20..200 ms): still nothing.
+    await()
+        .during(500, TimeUnit.MILLISECONDS)
+        .atMost(WAIT)
+        .until(() -> rejected.stream().noneMatch(ControlPlaneClient::connected));
+    assertThat(transitions).as("a refused client never counted as connected").isEmpty();
+    assertThat(appliers).allSatisfy(a -> assertThat(a.calls).isEmpty());
+    assertThat(rejected.get(2).lastError()).contains("401");
+    assertThat(server.dataPlanes()).containsExactly("dp-mtls");
+    assertThat(server.syncState("shop/a")).isEqualTo(new SyncState(1, 1, 1, List.of()));
+
+    // Without TLS on the client, the TLS port is no plain-text back door either.
+    RecordingApplier plain = new RecordingApplier();
+    ControlPlaneClient plainClient =
+        client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-plain"), plain);
+    await().atMost(WAIT).until(() -> plainClient.lastError() != null);
+    assertThat(plainClient.connected()).isFalse();
+    assertThat(plain.calls).isEmpty();
+
+    // The good data plane was never disturbed.
+    server.publish(pool("shop/a", 2, 1.0));
+    await().atMost(WAIT).until(() -> good.version("shop/a") == 2);
+    assertThat(server.dataPlanes()).containsExactly("dp-mtls");
+  }
+
+  @Test
+  void mutualTlsOptionsThatCannotWorkAreRefused() throws IOException {
+    String ca = resource("tls/client-ca.crt");
+    assertThatThrownBy(() -> new ControlPlaneServer.Options("127.0.0.1", 0, TOKEN).withClientCa(ca))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("needs TLS");
+    ControlPlaneServer.Options mtls =
+        new ControlPlaneServer.Options("127.0.0.1", 0, TOKEN)
+            .withTls(new TlsMaterial(resource("tls/controlplane.crt"), "key"))
+            .withClientCa(ca);
+    assertThat(mtls.mutualTls()).isTrue();
+    assertThat(mtls.toString()).contains("mutualTls=true").doesNotContain("BEGIN");
+
+    ControlPlaneClient.Options plain = ControlPlaneClient.Options.of("127.0.0.1", 1, TOKEN, "dp-1");
+    String cert = resource("tls/client.crt");
+    String key = resource("tls/client.key");
+    assertThatThrownBy(() -> plain.withClientCertificate(cert, key))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("needs TLS");
+    ControlPlaneClient.Options tls = plain.withTrustPem(resource("tls/controlplane.crt"));
+    assertThatThrownBy(() -> tls.withClientCertificate(cert, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("private key");
+    assertThatThrownBy(() -> tls.withClientCertificate(null, key))
+        .isInstanceOf(IllegalArgumentException.class);
+    ControlPlaneClient.Options both = tls.withClientCertificate(cert, key);
+    assertThat(both.mutualTls()).isTrue();
+    assertThat(both.toString())
+        .contains("mutualTls=true")
+        .doesNotContain("PRIVATE")
+        .doesNotContain(TOKEN);
+  }
+
   static String resource(String name) throws IOException {
     try (InputStream in = ControlPlaneStreamTest.class.getClassLoader().getResourceAsStream(name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -23,6 +23,9 @@ public final class DataPlaneArgs {
         --control-plane HOST:PORT       the operator's control-plane stream (required)
         --token-file PATH               file holding the control-plane token (required)
         --control-plane-ca PATH         PEM CA of the operator's TLS certificate (TLS on when set)
+        --control-plane-cert PATH       PEM client certificate for an operator that requires one
+        --control-plane-key PATH        (--client-ca, mutual TLS) and its key; both or neither,
+                                        and only with --control-plane-ca
         --node NAME                     this data plane's name (default: $NODE_NAME or $HOSTNAME)
         --listen [HOST:]PORT            shared plain traffic port (default 0.0.0.0:8080)
         --tls-listen [HOST:]PORT|off    shared TLS traffic port (default 8443; opened while a pool has TLS)
@@ -48,6 +51,8 @@ public final class DataPlaneArgs {
           "control-plane",
           "token-file",
           "control-plane-ca",
+          "control-plane-cert",
+          "control-plane-key",
           "node",
           "listen",
           "tls-listen",
@@ -130,8 +135,24 @@ public final class DataPlaneArgs {
     }
     ControlPlaneClient.Options cpo =
         ControlPlaneClient.Options.of(control.host(), control.port(), token, node.strip());
+    boolean cert = values.containsKey("control-plane-cert");
+    boolean key = values.containsKey("control-plane-key");
+    if (cert != key) {
+      throw new UsageException(
+          "--control-plane-cert and --control-plane-key go together: give both or neither");
+    }
+    if (cert && !values.containsKey("control-plane-ca")) {
+      throw new UsageException(
+          "--control-plane-cert (mutual TLS) needs TLS: give --control-plane-ca too");
+    }
     if (values.containsKey("control-plane-ca")) {
-      cpo = cpo.withTrustPem(read("control-plane-ca", values.get("control-plane-ca")));
+      cpo = cpo.withTrustPem(pem(values, "control-plane-ca", "CERTIFICATE"));
+    }
+    if (cert) {
+      cpo =
+          cpo.withClientCertificate(
+              pem(values, "control-plane-cert", "CERTIFICATE"),
+              pem(values, "control-plane-key", "PRIVATE KEY"));
     }
 
     HostPort listen = hostPort("listen", values.getOrDefault("listen", "8080"), "0.0.0.0", 8080);
@@ -235,6 +256,18 @@ public final class DataPlaneArgs {
       case "off", "false", "no" -> false;
       default -> throw new UsageException("--" + flag + " takes on or off, got " + v);
     };
+  }
+
+  /** The PEM file the flag names; refuses one without a {@code -----BEGIN <kind>} block. */
+  private static String pem(Map<String, String> values, String flag, String kind)
+      throws UsageException {
+    String path = values.get(flag);
+    String pem = read(flag, path);
+    if (!pem.contains("-----BEGIN ") || !pem.contains(kind + "-----")) {
+      throw new UsageException(
+          "--" + flag + ": " + path + " holds no PEM " + kind.toLowerCase(Locale.ROOT));
+    }
+    return pem;
   }
 
   private static String read(String flag, String path) throws UsageException {

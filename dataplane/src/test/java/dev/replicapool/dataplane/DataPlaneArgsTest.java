@@ -79,4 +79,112 @@ class DataPlaneArgsTest {
     assertThatThrownBy(() -> DataPlaneArgs.parse(new String[] {"--frobnicate", "1"}, Map.of()))
         .hasMessageContaining("unknown flag --frobnicate");
   }
+
+  static final String CERT = "-----BEGIN CERTIFICATE-----\nMIIBcert\n-----END CERTIFICATE-----\n";
+  static final String KEY = "-----BEGIN PRIVATE KEY-----\nMIGHkey\n-----END PRIVATE KEY-----\n";
+
+  @Test
+  void clientCertificateForMutualTls() throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "s3cret");
+    Path ca = Files.writeString(dir.resolve("ca.crt"), CERT);
+    Path cert = Files.writeString(dir.resolve("tls.crt"), CERT.replace("cert", "client"));
+    Path key = Files.writeString(dir.resolve("tls.key"), KEY);
+    DataPlane.Config c =
+        DataPlaneArgs.parse(
+            new String[] {
+              "--control-plane=cp:18000",
+              "--token-file=" + token,
+              "--node=n",
+              "--control-plane-ca=" + ca,
+              "--control-plane-cert",
+              cert.toString(),
+              "--control-plane-key",
+              key.toString()
+            },
+            Map.of());
+    assertThat(c.controlPlane().trustPem()).isEqualTo(CERT);
+    assertThat(c.controlPlane().clientCertPem()).isEqualTo(CERT.replace("cert", "client"));
+    assertThat(c.controlPlane().clientKeyPem()).isEqualTo(KEY);
+    assertThat(c.controlPlane().mutualTls()).isTrue();
+    assertThat(c.controlPlane().toString())
+        .contains("tls=true", "mutualTls=true")
+        .doesNotContain("BEGIN", "MIGH", "s3cret");
+
+    // From the environment, like every flag.
+    DataPlane.Config env =
+        DataPlaneArgs.parse(
+            new String[] {},
+            Map.of(
+                "REPLICAPOOL_CONTROL_PLANE", "cp:18000",
+                "REPLICAPOOL_TOKEN_FILE", token.toString(),
+                "NODE_NAME", "n",
+                "REPLICAPOOL_CONTROL_PLANE_CA", ca.toString(),
+                "REPLICAPOOL_CONTROL_PLANE_CERT", cert.toString(),
+                "REPLICAPOOL_CONTROL_PLANE_KEY", key.toString()));
+    assertThat(env.controlPlane().clientKeyPem()).isEqualTo(KEY);
+
+    // Without the flags: TLS only, no client certificate.
+    DataPlane.Config tlsOnly =
+        DataPlaneArgs.parse(
+            new String[] {
+              "--control-plane=cp:18000",
+              "--token-file=" + token,
+              "--node=n",
+              "--control-plane-ca=" + ca
+            },
+            Map.of());
+    assertThat(tlsOnly.controlPlane().clientCertPem()).isNull();
+    assertThat(tlsOnly.controlPlane().mutualTls()).isFalse();
+  }
+
+  @Test
+  void refusesClientCertificateFlagsThatCannotWork() throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "s3cret");
+    Path ca = Files.writeString(dir.resolve("ca.crt"), CERT);
+    Path cert = Files.writeString(dir.resolve("tls.crt"), CERT);
+    Path key = Files.writeString(dir.resolve("tls.key"), KEY);
+    String[] base = {"--control-plane=cp:1", "--token-file=" + token, "--node=n"};
+
+    assertThatThrownBy(
+            () -> parse(base, "--control-plane-ca=" + ca, "--control-plane-cert=" + cert))
+        .hasMessageContaining("--control-plane-cert and --control-plane-key go together");
+    assertThatThrownBy(() -> parse(base, "--control-plane-ca=" + ca, "--control-plane-key=" + key))
+        .hasMessageContaining("--control-plane-cert and --control-plane-key go together");
+    assertThatThrownBy(
+            () -> parse(base, "--control-plane-cert=" + cert, "--control-plane-key=" + key))
+        .hasMessageContaining("needs TLS: give --control-plane-ca too");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    base,
+                    "--control-plane-ca=" + ca,
+                    "--control-plane-cert=" + dir.resolve("missing.crt"),
+                    "--control-plane-key=" + key))
+        .hasMessageContaining("--control-plane-cert: cannot read");
+    // Swapped files are caught here, not as a handshake failure later; the key is never shown.
+    assertThatThrownBy(
+            () ->
+                parse(
+                    base,
+                    "--control-plane-ca=" + ca,
+                    "--control-plane-cert=" + key,
+                    "--control-plane-key=" + cert))
+        .hasMessageContaining("--control-plane-cert: " + key + " holds no PEM certificate")
+        .hasMessageNotContaining("MIGH");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    base,
+                    "--control-plane-ca=" + ca,
+                    "--control-plane-cert=" + cert,
+                    "--control-plane-key=" + cert))
+        .hasMessageContaining("--control-plane-key: " + cert + " holds no PEM private key");
+    assertThat(DataPlaneArgs.USAGE).contains("--control-plane-cert", "--control-plane-key");
+  }
+
+  static DataPlane.Config parse(String[] base, String... more) throws Exception {
+    String[] args = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, args, base.length, more.length);
+    return DataPlaneArgs.parse(args, Map.of());
+  }
 }

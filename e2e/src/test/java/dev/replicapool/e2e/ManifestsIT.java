@@ -5,9 +5,17 @@ import static dev.replicapool.e2e.RenderedManifests.NAMESPACE;
 import static dev.replicapool.e2e.RenderedManifests.OPERATOR_SA;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.controlplane.ControlPlaneServer;
+import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.DataPlaneArgs;
+import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.OperatorFlags;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
@@ -33,10 +41,16 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.dns.AddressResolverOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -523,6 +537,243 @@ class ManifestsIT {
     PodSpec pod = RenderedManifests.template(dp).getSpec();
     assertThat(pod.getServiceAccountName()).isEqualTo("replicapool-dataplane");
     assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+  }
+
+  // ---------------------------------------------------------------- mutual TLS (Component)
+
+  /**
+   * What docs/INSTALL.md says for mutual TLS on the stream: generate-stream-certs.sh, then an
+   * overlay of the base with the Component components/mtls. Rendered, dry-run, parsed by the real
+   * flag parsers with the Secrets' files, and the generated certificates tried on a real stream.
+   */
+  @Test
+  void mtlsComponentMountsItsSecretsAndItsCertificatesAuthenticateBothSides() throws Exception {
+    assumeTrue(hasOpenssl(), "openssl is not installed");
+    Path base = RenderedManifests.copyOfBase(m.token);
+    Path certs = base.resolve("components").resolve("mtls");
+    assertThat(runScript(base.resolve("generate-stream-certs.sh"))).contains("new CA");
+    String caKey = Files.readString(certs.resolve("ca.key"));
+    String serverCert = Files.readString(certs.resolve("server.crt"));
+    assertThat(runScript(base.resolve("generate-stream-certs.sh")))
+        .as("a second run keeps what exists, like generate-token.sh")
+        .contains("exist");
+    assertThat(Files.readString(certs.resolve("server.crt"))).isEqualTo(serverCert);
+
+    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-mtls-overlay-");
+    Files.writeString(
+        overlay.resolve("kustomization.yaml"),
+        "resources: ["
+            + overlay.relativize(base)
+            + "]\n"
+            + "components: ["
+            + overlay.relativize(certs)
+            + "]\n");
+    Kubectl.Result rendered = kubectl.run("kustomize", overlay.toString());
+    assertThat(rendered.exitCode()).as(rendered.stderr()).isZero();
+    List<HasMetadata> objects =
+        client
+            .load(
+                new java.io.ByteArrayInputStream(
+                    rendered.stdout().getBytes(StandardCharsets.UTF_8)))
+            .items();
+    Kubectl.Result dryRun =
+        kubectl.runWithInput(
+            rendered.stdout(),
+            "apply",
+            "--server-side",
+            "--dry-run=server",
+            "--force-conflicts",
+            "-f",
+            "-");
+    assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
+    assertThat(dryRun.stderr()).as(dryRun.stderr()).doesNotContainIgnoringCase("warning");
+
+    List<Secret> secrets =
+        objects.stream().filter(Secret.class::isInstance).map(Secret.class::cast).toList();
+    assertThat(secrets)
+        .extracting(sec -> sec.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "replicapool-control-plane-token",
+            "replicapool-control-plane-tls",
+            "replicapool-dataplane-stream-tls");
+    assertThat(secrets)
+        .allSatisfy(sec -> assertThat(sec.getMetadata().getNamespace()).isEqualTo(NAMESPACE))
+        .allSatisfy(
+            sec ->
+                assertThat(sec.getData().values())
+                    .as("the CA's key is in no Secret")
+                    .noneMatch(v -> decode(v).equals(caKey)));
+
+    Deployment operator = oneOf(objects, Deployment.class, "replicapool-operator");
+    Deployment dataPlane = oneOf(objects, Deployment.class, "replicapool-dataplane");
+    assertThat(secretVolumes(operator))
+        .as("the operator never gets the data planes' key")
+        .containsExactlyInAnyOrder(
+            "replicapool-control-plane-token", "replicapool-control-plane-tls");
+    assertThat(secretVolumes(dataPlane))
+        .as("the data planes never get the operator's key")
+        .containsExactlyInAnyOrder(
+            "replicapool-control-plane-token", "replicapool-dataplane-stream-tls");
+
+    // The real parsers, with the files the Pods would see.
+    OperatorConfig op =
+        OperatorFlags.config(
+            withSecretFiles(
+                operator,
+                secrets,
+                Map.of("metadata.namespace", NAMESPACE, "metadata.name", "operator-0")));
+    assertThat(op.tlsCertPem()).isEqualTo(serverCert);
+    assertThat(op.clientCaPem()).isNotNull();
+    assertThat(op.token()).isEqualTo(m.token);
+    DataPlane.Config dp =
+        DataPlaneArgs.parse(
+            withSecretFiles(
+                dataPlane,
+                secrets,
+                Map.of("metadata.namespace", NAMESPACE, "metadata.name", "dataplane-0")),
+            Map.of());
+    ControlPlaneClient.Options cpo = dp.controlPlane();
+    assertThat(cpo.mutualTls()).isTrue();
+    assertThat(cpo.host()).isEqualTo("replicapool-control-plane." + NAMESPACE + ".svc");
+
+    // A real stream with these certificates, the Service's name pointing at 127.0.0.1: the data
+    // plane checks the operator's name, the operator the data plane's certificate.
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setAddressResolverOptions(
+                    new AddressResolverOptions()
+                        .setHostsValue(Buffer.buffer("127.0.0.1 " + cpo.host() + "\n"))));
+    try {
+      ControlPlaneServer server =
+          new ControlPlaneServer(
+              vertx,
+              new ControlPlaneServer.Options("127.0.0.1", 0, op.token())
+                  .withTls(new TlsMaterial(op.tlsCertPem(), op.tlsKeyPem()))
+                  .withClientCa(op.clientCaPem()));
+      int port = server.start().await();
+      ControlPlaneClient.Options dial =
+          ControlPlaneClient.Options.of(cpo.host(), port, cpo.token(), cpo.node())
+              .withTrustPem(cpo.trustPem())
+              .withBackoff(20, 200);
+      ControlPlaneClient withCert =
+          new ControlPlaneClient(
+              vertx,
+              dial.withClientCertificate(cpo.clientCertPem(), cpo.clientKeyPem()),
+              ACCEPT_ALL,
+              new java.util.Random(1));
+      ControlPlaneClient withoutCert =
+          new ControlPlaneClient(vertx, dial, ACCEPT_ALL, new java.util.Random(2));
+      withCert.start();
+      withoutCert.start();
+      await().atMost(Duration.ofSeconds(10)).until(withCert::connected);
+      await().atMost(Duration.ofSeconds(10)).until(() -> withoutCert.lastError() != null);
+      assertThat(withoutCert.connected()).isFalse();
+      assertThat(server.dataPlanes()).containsExactly("dataplane-0");
+      withCert.stop().await();
+      withoutCert.stop().await();
+      server.stop().await();
+    } finally {
+      vertx.close().await();
+    }
+  }
+
+  static final SnapshotApplier ACCEPT_ALL =
+      new SnapshotApplier() {
+        @Override
+        public Future<Void> apply(PoolSnapshot snapshot) {
+          return Future.succeededFuture();
+        }
+
+        @Override
+        public Future<Void> remove(String pool, long version) {
+          return Future.succeededFuture();
+        }
+      };
+
+  static boolean hasOpenssl() {
+    try {
+      return new ProcessBuilder("openssl", "version").start().waitFor() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  static String runScript(Path script) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as("%s: %s", script.getFileName(), out).isZero();
+    return out;
+  }
+
+  static String decode(String base64) {
+    return new String(Base64.getMimeDecoder().decode(base64), StandardCharsets.UTF_8);
+  }
+
+  static <T extends HasMetadata> T oneOf(List<HasMetadata> objects, Class<T> type, String name) {
+    List<T> found =
+        objects.stream()
+            .filter(type::isInstance)
+            .map(type::cast)
+            .filter(o -> name.equals(o.getMetadata().getName()))
+            .toList();
+    assertThat(found).as("%s %s", type.getSimpleName(), name).hasSize(1);
+    return found.get(0);
+  }
+
+  static List<String> secretVolumes(Deployment d) {
+    return RenderedManifests.template(d).getSpec().getVolumes().stream()
+        .filter(v -> v.getSecret() != null)
+        .map(v -> v.getSecret().getSecretName())
+        .toList();
+  }
+
+  /**
+   * The container's args with every {@code --flag=/path} under a Secret volume replaced by a local
+   * file holding what the kubelet would mount there (the Secret's key, through the volume's items
+   * if it lists any): a wrong mount path, item or key fails here.
+   */
+  static String[] withSecretFiles(
+      Deployment d, List<Secret> secrets, Map<String, String> fieldValues) throws IOException {
+    PodSpec pod = RenderedManifests.template(d).getSpec();
+    Container c = pod.getContainers().get(0);
+    Path local = Files.createTempDirectory("replicapool-mounts-");
+    List<String> out = new ArrayList<>();
+    for (String a : RenderedManifests.expandedArgs(c, fieldValues)) {
+      int eq = a.indexOf('=');
+      String path = eq < 0 ? "" : a.substring(eq + 1);
+      Optional<VolumeMount> mount =
+          c.getVolumeMounts().stream()
+              .filter(v -> path.startsWith(v.getMountPath() + "/"))
+              .findFirst();
+      Volume v = mount.map(vm -> volume(pod, vm.getName())).orElse(null);
+      if (v == null || v.getSecret() == null) {
+        out.add(a);
+        continue;
+      }
+      String file = path.substring(mount.get().getMountPath().length() + 1);
+      String key =
+          v.getSecret().getItems() == null || v.getSecret().getItems().isEmpty()
+              ? file
+              : v.getSecret().getItems().stream()
+                  .filter(i -> i.getPath().equals(file))
+                  .map(i -> i.getKey())
+                  .findFirst()
+                  .orElseThrow(() -> new AssertionError(v.getName() + " mounts no " + file));
+      Secret secret =
+          secrets.stream()
+              .filter(sec -> sec.getMetadata().getName().equals(v.getSecret().getSecretName()))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no Secret " + v.getSecret().getSecretName()));
+      assertThat(secret.getData()).as("Secret %s", secret.getMetadata().getName()).containsKey(key);
+      Path copy = local.resolve(v.getName() + "-" + file);
+      Files.writeString(copy, decode(secret.getData().get(key)));
+      out.add(a.substring(0, eq + 1) + copy);
+    }
+    return out.toArray(String[]::new);
   }
 
   // ---------------------------------------------------------------- helpers

@@ -79,7 +79,10 @@ final class RenderedManifests {
     return b;
   }
 
-  /** manifests/ copied to a temporary folder, without a user's token, with a fresh one. */
+  /**
+   * manifests/ copied to a temporary folder, without a user's token (or stream certificates), with
+   * a fresh token.
+   */
   static Path copyOfBase(String token) {
     try {
       Path target = Files.createTempDirectory("replicapool-manifests-");
@@ -87,7 +90,7 @@ final class RenderedManifests {
       try (Stream<Path> files = Files.walk(source)) {
         for (Path p : files.toList()) {
           Path rel = source.relativize(p);
-          if (rel.toString().equals("token")) {
+          if (rel.toString().equals("token") || isGeneratedStreamCertificate(rel)) {
             continue;
           }
           Path dest = target.resolve(rel.toString());
@@ -103,6 +106,13 @@ final class RenderedManifests {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** What generate-stream-certs.sh writes into the mTLS Component (gitignored, like the token). */
+  static boolean isGeneratedStreamCertificate(Path rel) {
+    String name = rel.getFileName().toString();
+    return rel.startsWith(Path.of("components", "mtls"))
+        && (name.endsWith(".crt") || name.endsWith(".key") || name.endsWith(".tmp"));
   }
 
   <T extends HasMetadata> List<T> all(Class<T> type) {

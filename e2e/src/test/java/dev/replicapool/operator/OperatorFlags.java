@@ -13,4 +13,12 @@ public final class OperatorFlags {
   public static Map<String, String> parse(String... args) {
     return OperatorMain.parse(args);
   }
+
+  /**
+   * The configuration {@code OperatorMain} would run with: reads the files the flags name; throws
+   * IllegalArgumentException (with the message the operator prints) when the flags cannot work.
+   */
+  public static OperatorConfig config(String... args) {
+    return OperatorMain.config(OperatorMain.parse(args, Map.of()));
+  }
 }

@@ -12,6 +12,9 @@ import java.util.Set;
  * @param token shared secret data planes present as a bearer token
  * @param tlsCertPem optional certificate (PEM) for the control-plane port; null for plain TCP
  * @param tlsKeyPem its private key (PEM)
+ * @param clientCaPem optional CA certificate(s) (PEM) that sign the data planes' client
+ *     certificates: when set, the control-plane port requires one (mutual TLS) on top of the token.
+ *     Needs {@code tlsCertPem} and {@code tlsKeyPem}
  * @param adminPort port of /metrics, /healthz, /readyz; 0 for any free port
  * @param leaderElectionNamespace where the leader Lease lives; null runs without leader election
  * @param leaderIdentity this replica's name in the leader Lease; null takes JOSDK's default (the
@@ -27,6 +30,7 @@ public record OperatorConfig(
     String token,
     String tlsCertPem,
     String tlsKeyPem,
+    String clientCaPem,
     int adminPort,
     String leaderElectionNamespace,
     String leaderIdentity,
@@ -34,7 +38,21 @@ public record OperatorConfig(
 
   public static final String LEADER_LEASE_NAME = "replicapool-operator-leader";
 
-  /** Without a leader identity of its own: JOSDK's default; exits when the lead is lost. */
+  public OperatorConfig {
+    if ((tlsCertPem == null) != (tlsKeyPem == null)) {
+      throw new IllegalArgumentException(
+          "TLS on the control-plane port needs both a certificate and its private key");
+    }
+    if (clientCaPem != null && tlsCertPem == null) {
+      throw new IllegalArgumentException(
+          "a client CA (mutual TLS) needs TLS on the control-plane port: a certificate and key");
+    }
+  }
+
+  /**
+   * Without a client CA (see {@link #withClientCa}) and without a leader identity of its own:
+   * JOSDK's default; exits when the lead is lost.
+   */
   public OperatorConfig(
       Set<String> namespaces,
       String controlPlaneHost,
@@ -51,6 +69,7 @@ public record OperatorConfig(
         token,
         tlsCertPem,
         tlsKeyPem,
+        null,
         adminPort,
         leaderElectionNamespace,
         null,
@@ -70,7 +89,27 @@ public record OperatorConfig(
         token,
         tlsCertPem,
         tlsKeyPem,
+        clientCaPem,
         admin,
+        leaderElectionNamespace,
+        leaderIdentity,
+        exitOnLostLead);
+  }
+
+  /**
+   * Data planes must present a client certificate signed by one of these CAs (PEM), on top of the
+   * token; needs TLS (a certificate and key) on the control-plane port.
+   */
+  public OperatorConfig withClientCa(String pem) {
+    return new OperatorConfig(
+        namespaces,
+        controlPlaneHost,
+        controlPlanePort,
+        token,
+        tlsCertPem,
+        tlsKeyPem,
+        pem,
+        adminPort,
         leaderElectionNamespace,
         leaderIdentity,
         exitOnLostLead);
@@ -84,6 +123,7 @@ public record OperatorConfig(
         token,
         tlsCertPem,
         tlsKeyPem,
+        clientCaPem,
         adminPort,
         leaderElectionNamespace,
         leaderIdentity,
@@ -98,6 +138,7 @@ public record OperatorConfig(
         token,
         tlsCertPem,
         tlsKeyPem,
+        clientCaPem,
         adminPort,
         namespace,
         leaderIdentity,
@@ -116,12 +157,14 @@ public record OperatorConfig(
         token,
         tlsCertPem,
         tlsKeyPem,
+        clientCaPem,
         adminPort,
         leaderElectionNamespace,
         identity,
         exitOnLostLead);
   }
 
+  /** Says whether TLS and mutual TLS are on; never prints the token, keys or certificates. */
   @Override
   public String toString() {
     return "OperatorConfig[namespaces="
@@ -132,6 +175,8 @@ public record OperatorConfig(
         + (controlPlanePort == 0 ? ControlPlaneProtocol.DEFAULT_PORT : controlPlanePort)
         + ", tls="
         + (tlsCertPem != null)
+        + ", mutualTls="
+        + (clientCaPem != null)
         + ", adminPort="
         + adminPort
         + ", leaderElection="

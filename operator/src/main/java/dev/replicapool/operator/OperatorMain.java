@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * <pre>
  * java -jar replicapool-operator.jar [--kubeconfig FILE] [--namespaces a,b]
  *     [--control-plane-host 0.0.0.0] [--control-plane-port 18000] --token-file FILE
- *     [--tls-cert FILE --tls-key FILE] [--admin-port 8090] [--leader-election-namespace NS]
+ *     [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--admin-port 8090]
+ *     [--leader-election-namespace NS]
  * </pre>
  *
  * Every flag can also be given as an environment variable: --token-file is REPLICAPOOL_TOKEN_FILE.
@@ -34,7 +35,10 @@ public final class OperatorMain {
         --control-plane-host ADDR         address data planes dial (default 0.0.0.0)
         --control-plane-port PORT         default %d
         --token-file FILE                 shared token data planes must present (required)
-        --tls-cert FILE --tls-key FILE    PEM certificate and key for the control-plane port
+        --tls-cert FILE --tls-key FILE    PEM certificate and key for the control-plane port (TLS)
+        --client-ca FILE                  PEM CA of the data planes' client certificates: each data
+                                          plane must present one it signed (mutual TLS), on top of
+                                          the token; needs --tls-cert and --tls-key
         --admin-port PORT                 /metrics /healthz /readyz (default 8090)
         --leader-election-namespace NS    run with leader election on a Lease in NS
       """
@@ -44,38 +48,16 @@ public final class OperatorMain {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> flags;
+    OperatorConfig config;
     try {
       flags = parse(args);
+      config = config(flags);
     } catch (IllegalArgumentException e) {
       System.err.println("replicapool-operator: " + e.getMessage());
       System.err.print(USAGE);
       System.exit(2);
       return;
     }
-    String tokenFile = flags.get("token-file");
-    if (tokenFile == null) {
-      System.err.println(
-          "replicapool-operator: --token-file (or REPLICAPOOL_TOKEN_FILE) is required");
-      System.err.print(USAGE);
-      System.exit(2);
-    }
-    OperatorConfig config =
-        new OperatorConfig(
-            flags.containsKey("namespaces")
-                ? Arrays.stream(flags.get("namespaces").split(","))
-                    .map(String::trim)
-                    .filter(s -> !s.isEmpty())
-                    .collect(Collectors.toSet())
-                : Set.of(),
-            flags.getOrDefault("control-plane-host", "0.0.0.0"),
-            Integer.parseInt(
-                flags.getOrDefault(
-                    "control-plane-port", Integer.toString(ControlPlaneProtocol.DEFAULT_PORT))),
-            read(tokenFile).trim(),
-            flags.containsKey("tls-cert") ? read(flags.get("tls-cert")) : null,
-            flags.containsKey("tls-key") ? read(flags.get("tls-key")) : null,
-            Integer.parseInt(flags.getOrDefault("admin-port", "8090")),
-            flags.get("leader-election-namespace"));
     Config kube =
         flags.containsKey("kubeconfig")
             ? Config.fromKubeconfig(read(flags.get("kubeconfig")))
@@ -95,7 +77,59 @@ public final class OperatorMain {
     stopped.await();
   }
 
+  /**
+   * The operator's configuration from parsed flags; reads the files they name.
+   *
+   * @throws IllegalArgumentException with a message for the user when the flags cannot work
+   */
+  static OperatorConfig config(Map<String, String> flags) {
+    String tokenFile = flags.get("token-file");
+    if (tokenFile == null) {
+      throw new IllegalArgumentException("--token-file (or REPLICAPOOL_TOKEN_FILE) is required");
+    }
+    boolean cert = flags.containsKey("tls-cert");
+    boolean key = flags.containsKey("tls-key");
+    if (cert != key) {
+      throw new IllegalArgumentException(
+          "--tls-cert and --tls-key go together: give both or neither");
+    }
+    if (flags.containsKey("client-ca") && !cert) {
+      throw new IllegalArgumentException(
+          "--client-ca (mutual TLS) needs TLS on the control-plane port:"
+              + " give --tls-cert and --tls-key too");
+    }
+    String token = readFlag(flags, "token-file").strip();
+    if (token.isEmpty()) {
+      throw new IllegalArgumentException("the token file " + tokenFile + " is empty");
+    }
+    OperatorConfig config =
+        new OperatorConfig(
+            flags.containsKey("namespaces")
+                ? Arrays.stream(flags.get("namespaces").split(","))
+                    .map(String::trim)
+                    .filter(s -> !s.isEmpty())
+                    .collect(Collectors.toSet())
+                : Set.of(),
+            flags.getOrDefault("control-plane-host", "0.0.0.0"),
+            Integer.parseInt(
+                flags.getOrDefault(
+                    "control-plane-port", Integer.toString(ControlPlaneProtocol.DEFAULT_PORT))),
+            token,
+            cert ? pem(flags, "tls-cert", "CERTIFICATE") : null,
+            key ? pem(flags, "tls-key", "PRIVATE KEY") : null,
+            Integer.parseInt(flags.getOrDefault("admin-port", "8090")),
+            flags.get("leader-election-namespace"));
+    return flags.containsKey("client-ca")
+        ? config.withClientCa(pem(flags, "client-ca", "CERTIFICATE"))
+        : config;
+  }
+
+  /** The flags: REPLICAPOOL_* environment variables first, then the arguments. */
   static Map<String, String> parse(String[] args) {
+    return parse(args, System.getenv());
+  }
+
+  static Map<String, String> parse(String[] args, Map<String, String> env) {
     Map<String, String> flags = new HashMap<>();
     for (String name :
         new String[] {
@@ -106,12 +140,13 @@ public final class OperatorMain {
           "token-file",
           "tls-cert",
           "tls-key",
+          "client-ca",
           "admin-port",
           "leader-election-namespace"
         }) {
-      String env = System.getenv("REPLICAPOOL_" + name.toUpperCase().replace('-', '_'));
-      if (env != null && !env.isBlank()) {
-        flags.put(name, env);
+      String value = env.get("REPLICAPOOL_" + name.toUpperCase().replace('-', '_'));
+      if (value != null && !value.isBlank()) {
+        flags.put(name, value);
       }
     }
     for (int i = 0; i < args.length; i++) {
@@ -140,5 +175,25 @@ public final class OperatorMain {
 
   private static String read(String file) throws IOException {
     return Files.readString(Path.of(file));
+  }
+
+  private static String readFlag(Map<String, String> flags, String flag) {
+    String file = flags.get(flag);
+    try {
+      return read(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "--" + flag + ": cannot read " + file + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /** The PEM file the flag names; refuses one without a {@code -----BEGIN <kind>} block. */
+  private static String pem(Map<String, String> flags, String flag, String kind) {
+    String pem = readFlag(flags, flag);
+    if (!pem.contains("-----BEGIN ") || !pem.contains(kind + "-----")) {
+      throw new IllegalArgumentException(
+          "--" + flag + ": " + flags.get(flag) + " holds no PEM " + kind.toLowerCase());
+    }
+    return pem;
   }
 }

@@ -82,6 +82,9 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     if (config.tlsCertPem() != null) {
       options = options.withTls(new TlsMaterial(config.tlsCertPem(), config.tlsKeyPem()));
     }
+    if (config.clientCaPem() != null) {
+      options = options.withClientCa(config.clientCaPem());
+    }
     ControlPlaneServer controlPlane = new ControlPlaneServer(vertx, options);
     controlPlane.start().await();
     Prober prober = new Prober(vertx);

@@ -1,0 +1,148 @@
+package dev.replicapool.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OperatorMainTest {
+  static final String CERT = "-----BEGIN CERTIFICATE-----\nMIIBcert\n-----END CERTIFICATE-----\n";
+  static final String KEY = "-----BEGIN PRIVATE KEY-----\nMIGHkey\n-----END PRIVATE KEY-----\n";
+  static final String CA = "-----BEGIN CERTIFICATE-----\nMIIBca\n-----END CERTIFICATE-----\n";
+
+  @TempDir Path dir;
+  String token;
+  String cert;
+  String key;
+  String ca;
+
+  @BeforeEach
+  void files() throws IOException {
+    token = Files.writeString(dir.resolve("token"), " s3cret-token\n").toString();
+    cert = Files.writeString(dir.resolve("tls.crt"), CERT).toString();
+    key = Files.writeString(dir.resolve("tls.key"), KEY).toString();
+    ca = Files.writeString(dir.resolve("client-ca.crt"), CA).toString();
+  }
+
+  static OperatorConfig config(Map<String, String> env, String... args) {
+    return OperatorMain.config(OperatorMain.parse(args, env));
+  }
+
+  static OperatorConfig config(String... args) {
+    return config(Map.of(), args);
+  }
+
+  @Test
+  void plainTlsAndMutualTls() {
+    OperatorConfig plain = config("--token-file", token);
+    assertThat(plain.token()).isEqualTo("s3cret-token");
+    assertThat(plain.tlsCertPem()).isNull();
+    assertThat(plain.clientCaPem()).isNull();
+    assertThat(plain.toString()).contains("tls=false", "mutualTls=false");
+
+    OperatorConfig tls = config("--token-file", token, "--tls-cert", cert, "--tls-key=" + key);
+    assertThat(tls.tlsCertPem()).isEqualTo(CERT);
+    assertThat(tls.tlsKeyPem()).isEqualTo(KEY);
+    assertThat(tls.clientCaPem()).isNull();
+    assertThat(tls.toString()).contains("tls=true", "mutualTls=false");
+
+    OperatorConfig mtls =
+        config(
+            "--token-file",
+            token,
+            "--tls-cert",
+            cert,
+            "--tls-key",
+            key,
+            "--client-ca",
+            ca,
+            "--control-plane-port",
+            "18000");
+    assertThat(mtls.clientCaPem()).isEqualTo(CA);
+    assertThat(mtls.controlPlanePort()).isEqualTo(18000);
+    assertThat(mtls.toString())
+        .contains("tls=true", "mutualTls=true")
+        .doesNotContain("BEGIN", "PRIVATE", "MIIB", "MIGH", "s3cret");
+
+    // The environment works like the flags (REPLICAPOOL_CLIENT_CA), as for every flag.
+    OperatorConfig fromEnv =
+        config(
+            Map.of(
+                "REPLICAPOOL_TOKEN_FILE", token,
+                "REPLICAPOOL_TLS_CERT", cert,
+                "REPLICAPOOL_TLS_KEY", key,
+                "REPLICAPOOL_CLIENT_CA", ca));
+    assertThat(fromEnv.clientCaPem()).isEqualTo(CA);
+  }
+
+  @Test
+  void refusesTlsFlagsThatCannotWork() throws IOException {
+    assertThatThrownBy(() -> config("--token-file", token, "--client-ca", ca))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--client-ca")
+        .hasMessageContaining("--tls-cert and --tls-key");
+    assertThatThrownBy(() -> config("--token-file", token, "--tls-cert", cert, "--client-ca", ca))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--tls-cert and --tls-key go together");
+    assertThatThrownBy(() -> config("--token-file", token, "--tls-key", key))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--tls-cert and --tls-key go together");
+    String missing = dir.resolve("nope.crt").toString();
+    assertThatThrownBy(
+            () ->
+                config(
+                    "--token-file",
+                    token,
+                    "--tls-cert",
+                    cert,
+                    "--tls-key",
+                    key,
+                    "--client-ca",
+                    missing))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--client-ca: cannot read " + missing);
+    // A key given as the CA (flags swapped) is caught before the port opens.
+    assertThatThrownBy(
+            () ->
+                config(
+                    "--token-file",
+                    token,
+                    "--tls-cert",
+                    cert,
+                    "--tls-key",
+                    key,
+                    "--client-ca",
+                    key))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--client-ca: " + key + " holds no PEM certificate")
+        .hasMessageNotContaining("MIGH");
+    assertThatThrownBy(() -> config("--token-file", token, "--tls-cert", cert, "--tls-key", cert))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("holds no PEM private key");
+    assertThatThrownBy(() -> config("--client-ca", ca))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--token-file");
+    String empty = Files.writeString(dir.resolve("empty"), "\n").toString();
+    assertThatThrownBy(() -> config("--token-file", empty))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("is empty");
+    assertThatThrownBy(() -> OperatorMain.parse(new String[] {"--client-cert", ca}, Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown flag --client-cert");
+    assertThat(OperatorMain.USAGE).contains("--client-ca FILE");
+  }
+
+  @Test
+  void theConfigItselfRefusesAClientCaWithoutTls() {
+    OperatorConfig plain = OperatorConfig.local("t");
+    assertThatThrownBy(() -> plain.withClientCa(CA))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("needs TLS");
+  }
+}
