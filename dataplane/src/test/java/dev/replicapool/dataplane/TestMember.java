@@ -4,8 +4,12 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.wire.MemberSnapshot;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,7 +21,29 @@ final class TestMember {
   int port;
   volatile int status = 200;
   volatile long delayMillis;
+
+  /**
+   * Answer as soon as the request head is in, before the body (as the sample replica does); the
+   * body is still read and recorded.
+   */
+  volatile boolean answerEarly;
+
   final AtomicInteger requests = new AtomicInteger();
+
+  /** Request heads received (requests counts those whose body was read). */
+  final AtomicInteger heads = new AtomicInteger();
+
+  /**
+   * Requests whose body never ended (the connection closed under it). Vert.x reports that only
+   * while the answer is not complete: not for bodies cut after an early answer.
+   */
+  final AtomicInteger cutBodies = new AtomicInteger();
+
+  /** Per connection, the requests it carried in order ("POST /up"); and the closed ones. */
+  final Map<HttpConnection, List<String>> byConnection = new ConcurrentHashMap<>();
+
+  final Set<HttpConnection> closedConnections = ConcurrentHashMap.newKeySet();
+
   final List<MultiMap> headersSeen = new CopyOnWriteArrayList<>();
   final List<String> bodiesSeen = new CopyOnWriteArrayList<>();
 
@@ -30,32 +56,49 @@ final class TestMember {
     server =
         vertx
             .createHttpServer()
+            .connectionHandler(
+                c -> {
+                  byConnection.put(c, new CopyOnWriteArrayList<>());
+                  c.closeHandler(v -> closedConnections.add(c));
+                })
             .requestHandler(
-                req ->
-                    req.body()
-                        .onSuccess(
-                            body -> {
-                              requests.incrementAndGet();
-                              headersSeen.add(
-                                  MultiMap.caseInsensitiveMultiMap().addAll(req.headers()));
-                              bodiesSeen.add(body.toString());
-                              Runnable answer =
-                                  () ->
-                                      req.response()
-                                          .setStatusCode(status)
-                                          .putHeader("x-replica", name)
-                                          .putHeader("content-type", "application/json")
-                                          .putHeader("keep-alive", "timeout=30")
-                                          .putHeader("connection", "keep-alive, x-hop")
-                                          .putHeader("x-hop", "must not pass")
-                                          .end(
-                                              "{\"replica\":\"" + name + "\",\"tracking\":\"ok\"}");
-                              if (delayMillis > 0) {
-                                vertx.setTimer(delayMillis, id -> answer.run());
-                              } else {
-                                answer.run();
-                              }
-                            }))
+                req -> {
+                  heads.incrementAndGet();
+                  byConnection
+                      .computeIfAbsent(req.connection(), c -> new CopyOnWriteArrayList<>())
+                      .add(req.method() + " " + req.uri());
+                  Runnable answer =
+                      () ->
+                          req.response()
+                              .setStatusCode(status)
+                              .putHeader("x-replica", name)
+                              .putHeader("content-type", "application/json")
+                              .putHeader("keep-alive", "timeout=30")
+                              .putHeader("connection", "keep-alive, x-hop")
+                              .putHeader("x-hop", "must not pass")
+                              .end("{\"replica\":\"" + name + "\",\"tracking\":\"ok\"}");
+                  boolean early = answerEarly;
+                  if (early) {
+                    answer.run();
+                  }
+                  req.body()
+                      .onFailure(t -> cutBodies.incrementAndGet())
+                      .onSuccess(
+                          body -> {
+                            requests.incrementAndGet();
+                            headersSeen.add(
+                                MultiMap.caseInsensitiveMultiMap().addAll(req.headers()));
+                            bodiesSeen.add(body.toString());
+                            if (early) {
+                              return;
+                            }
+                            if (delayMillis > 0) {
+                              vertx.setTimer(delayMillis, id -> answer.run());
+                            } else {
+                              answer.run();
+                            }
+                          });
+                })
             .listen(port, "127.0.0.1")
             .await();
     port = server.actualPort();

@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
  * Picks the member for a request with the pool's balancer and opens the request to it. Getting a
  * connection is the step that can fail without the member having seen anything (refused, connect
  * timeout), so such failures are retried here on another member, up to the pool's {@code
- * connectFailureRetries}, before anything of the request is sent.
+ * connectFailureRetries}, before anything of the request is sent. The request is wrapped in an
+ * {@link UpstreamRequest}; none is opened once the client's side has failed.
  */
 final class MemberOriginProvider implements OriginRequestProvider {
   private final ProxySettings settings;
@@ -29,6 +30,9 @@ final class MemberOriginProvider implements OriginRequestProvider {
   @Override
   public Future<HttpClientRequest> create(ProxyContext ctx) {
     Exchange ex = ctx.get(Exchange.KEY, Exchange.class);
+    if (ex.aborted != null) {
+      return Future.failedFuture(new ClientAbortedException(ex.aborted));
+    }
     Endpoint e = ex.pool.router().pick(ex.tried);
     if (e == null) {
       if (ex.tried.isEmpty()) {
@@ -49,11 +53,22 @@ final class MemberOriginProvider implements OriginRequestProvider {
             req -> {
               // Failures also fail the response future, which the interceptor handles.
               req.exceptionHandler(t -> {});
-              return req;
+              UpstreamRequest upstream = new UpstreamRequest(req, ex.clientFailure);
+              if (ex.aborted != null) {
+                // The client's side failed while the connection was being obtained: nothing was
+                // written, the connection goes back to the pool as it was.
+                upstream.abort();
+                throw new ClientAbortedException(ex.aborted);
+              }
+              ex.upstream = upstream;
+              return (HttpClientRequest) upstream;
             })
         .recover(
             failure -> {
               long nanos = ex.endAttempt(nanoClock.getAsLong());
+              if (ex.aborted != null) {
+                return Future.failedFuture(new ClientAbortedException(ex.aborted));
+              }
               ex.pool.router().failure(e, nanos);
               observer.attempt(ex.pool.name(), e, "connect_failure", nanos);
               ex.failureStatus = 502;

@@ -9,7 +9,8 @@ public interface ProxyObserver {
   /**
    * One try on one member ended (response headers received, or failed).
    *
-   * @param outcome 2xx..5xx, connect_failure, reset or timeout
+   * @param outcome 2xx..5xx, connect_failure, reset, timeout, or aborted (given up because the
+   *     client's side failed: not the member's doing)
    */
   default void attempt(String pool, Endpoint member, String outcome, long nanos) {}
 

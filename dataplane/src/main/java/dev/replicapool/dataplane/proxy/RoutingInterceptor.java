@@ -1,20 +1,29 @@
 package dev.replicapool.dataplane.proxy;
 
+import static dev.replicapool.dataplane.proxy.Exchange.Abort.BODY_TOO_LARGE;
+import static dev.replicapool.dataplane.proxy.Exchange.Abort.CLIENT_GONE;
+import static dev.replicapool.dataplane.proxy.Exchange.Abort.MALFORMED_BODY;
+
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.config.RoutingTable;
 import dev.replicapool.dataplane.routing.Endpoint;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
+import io.vertx.core.VertxException;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.StreamResetException;
 import io.vertx.core.net.HostAndPort;
 import io.vertx.httpproxy.Body;
 import io.vertx.httpproxy.ProxyContext;
 import io.vertx.httpproxy.ProxyInterceptor;
 import io.vertx.httpproxy.ProxyRequest;
 import io.vertx.httpproxy.ProxyResponse;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -38,10 +47,18 @@ import java.util.function.Supplier;
  *       answer is passed on.
  * </ul>
  *
+ * <p>When the client's side fails instead (a body past the limit, a body that cannot be framed, the
+ * client gone; see {@link Exchange.Abort}), the request is given up: answered on the spot (413,
+ * 400) while the answer can still go out, its member request dropped (its connection closed if part
+ * of the body went out, see {@link UpstreamRequest}), and nothing counted against the member. Once
+ * the response is complete, what is left of the client's body is no longer forwarded.
+ *
  * <p>Every try reports its outcome to the pool's router (latency, failures, passive ejection) and
  * to the {@link ProxyObserver}.
  */
 final class RoutingInterceptor implements ProxyInterceptor {
+  private static final Throwable RESPONSE_COMPLETE =
+      new VertxException("the response is complete", true);
   private static final Set<HttpMethod> IDEMPOTENT =
       Set.of(
           HttpMethod.GET,
@@ -110,16 +127,37 @@ final class RoutingInterceptor implements ProxyInterceptor {
     try {
       prepareHeaders(preq, sreq, authority);
       ex.bodyless = bodyless(sreq);
+      // Errors of the client's side come here: from the response until vertx-http-proxy sends the
+      // request (it then passes them on as the cause of a reset, see UpstreamRequest), from the
+      // request through the body.
+      ex.clientFailure =
+          failure -> abort(ex, sreq, clientGone(sreq, failure) ? CLIENT_GONE : MALFORMED_BODY);
+      sreq.response().exceptionHandler(ex.clientFailure::accept);
       if (ex.bodyless) {
         preq.setBody(null);
         sreq.resume();
-      } else if (sreq.getHeader("content-length") == null) {
-        if (sreq.version() == HttpVersion.HTTP_2) {
+      } else {
+        String cl = sreq.getHeader("content-length");
+        if (cl == null && sreq.version() == HttpVersion.HTTP_2) {
           // HTTP/2 bodies need no length; to a member over HTTP/1.1 they go chunked.
           sreq.headers().set("transfer-encoding", "chunked");
         }
-        preq.setBody(
-            Body.body(new LimitedReadStream(sreq, maxBodyBytes, () -> ex.bodyTooLarge = true), -1));
+        ex.body =
+            new InboundBody(
+                sreq,
+                cl == null ? maxBodyBytes : -1, // a Content-Length was checked by TrafficHandler
+                new InboundBody.Owner() {
+                  @Override
+                  public void tooLarge() {
+                    abort(ex, sreq, BODY_TOO_LARGE);
+                  }
+
+                  @Override
+                  public void failed(Throwable cause) {
+                    ex.clientFailure.accept(cause);
+                  }
+                });
+        preq.setBody(Body.body(ex.body, contentLength(cl)));
       }
       return forward(ctx, ex, ctx.sendRequest());
     } catch (RuntimeException e) {
@@ -131,21 +169,97 @@ final class RoutingInterceptor implements ProxyInterceptor {
   public Future<Void> handleProxyResponse(ProxyContext ctx) {
     Exchange ex = ctx.get(Exchange.KEY, Exchange.class);
     ProxyResponse r = ctx.response();
-    stripHopByHop(r.headers());
-    HttpServerRequest sreq = ctx.request().proxiedRequest();
-    if (ex != null && ex.bodyTooLarge && sreq.version() != HttpVersion.HTTP_2) {
-      sreq.response().putHeader("connection", "close");
+    HttpServerResponse out = ctx.request().proxiedRequest().response();
+    if (out.headWritten()) {
+      // Answered on the spot already (see abort): this one is dropped.
+      r.release();
+      done(ex, out.getStatusCode());
+      return Future.succeededFuture();
     }
+    stripHopByHop(r.headers());
     int status = r.getStatusCode();
-    return ctx.sendResponse()
-        .andThen(
-            ar -> {
-              if (ex != null && ex.finish()) {
-                long now = nanoClock.getAsLong();
-                ex.endAttempt(now);
-                observer.response(ex.poolName(), status, now - ex.startNanos);
-              }
-            });
+    return ctx.sendResponse().andThen(ar -> done(ex, status));
+  }
+
+  /** The response is sent (or failed): the exchange is over. */
+  private void done(Exchange ex, int status) {
+    if (ex == null) {
+      return;
+    }
+    if (ex.body != null) {
+      // What the client still sends is dropped, and a member request still waiting for the rest of
+      // the body is given up rather than left waiting (its connection closed, see UpstreamRequest).
+      ex.body.cancel(RESPONSE_COMPLETE);
+    }
+    if (ex.finish()) {
+      long now = nanoClock.getAsLong();
+      ex.endAttempt(now);
+      observer.response(ex.poolName(), status, now - ex.startNanos);
+    }
+  }
+
+  /**
+   * Gives the request up because the client's side failed (the first reason counts): answers 413 or
+   * 400 at once while nothing of a response went out (on HTTP/1.x with {@code Connection: close}),
+   * stops forwarding the body, and drops the member request. The answer goes out now because for a
+   * body it cannot frame Vert.x closes the connection right after reporting the error: closing it
+   * first, here, flushes the answer.
+   */
+  private void abort(Exchange ex, HttpServerRequest sreq, Exchange.Abort why) {
+    if (ex.aborted != null) {
+      return;
+    }
+    ex.aborted = why;
+    HttpServerResponse out = sreq.response();
+    if (why != CLIENT_GONE && !out.headWritten() && !out.closed()) {
+      boolean http1 = sreq.version() != HttpVersion.HTTP_2;
+      out.setStatusCode(why.status)
+          .putHeader("content-type", "text/plain; charset=utf-8")
+          .putHeader("x-replicapool-pool", ex.poolName());
+      if (http1) {
+        out.putHeader("connection", "close");
+      }
+      out.end(abortMessage(why) + "\n");
+      if (http1 && why == MALFORMED_BODY) {
+        sreq.connection().close();
+      }
+    }
+    if (ex.body != null) {
+      ex.body.cancel(new ClientAbortedException(why));
+    }
+    if (ex.upstream != null) {
+      ex.upstream.abort();
+    }
+  }
+
+  private static void releaseHeld(Exchange ex) {
+    if (ex.held != null) {
+      ex.held.release();
+      ex.held = null;
+    }
+  }
+
+  private String abortMessage(Exchange.Abort why) {
+    return switch (why) {
+      case BODY_TOO_LARGE -> "request body exceeds " + maxBodyBytes + " bytes";
+      case MALFORMED_BODY -> "malformed request body";
+      case CLIENT_GONE -> "client closed the request";
+    };
+  }
+
+  /** Whether an error of the client's side means it went away, rather than sent a bad body. */
+  static boolean clientGone(HttpServerRequest sreq, Throwable t) {
+    if (sreq.version() == HttpVersion.HTTP_2) {
+      return true; // a reset stream or a closed connection: HTTP/2 framing is not ours to judge
+    }
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof HttpClosedException
+          || c instanceof StreamResetException
+          || c instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Future<ProxyResponse> forward(ProxyContext ctx, Exchange ex, Future<ProxyResponse> sent) {
@@ -178,6 +292,13 @@ final class RoutingInterceptor implements ProxyInterceptor {
       }
       observer.attempt(ex.pool.name(), e, (status / 100) + "xx", nanos);
     }
+    if (ex.aborted != null) {
+      // The client's side failed before this answer could go out: it is dropped.
+      ex.endAttempt(nanoClock.getAsLong());
+      resp.release();
+      releaseHeld(ex);
+      return local(ctx, ex, ex.aborted.status, abortMessage(ex.aborted));
+    }
     if ((status == 502 || status == 503)
         && ex.pool.retry().retryIdempotentOn5xx()
         && ex.idempotent
@@ -198,6 +319,17 @@ final class RoutingInterceptor implements ProxyInterceptor {
 
   private Future<ProxyResponse> onFailure(ProxyContext ctx, Exchange ex, Throwable cause) {
     long now = nanoClock.getAsLong();
+    if (ex.aborted != null) {
+      // The client's side failed (the member request then failed because it was dropped): not the
+      // member's doing, nor retried.
+      Endpoint e = ex.current;
+      long nanos = ex.endAttempt(now);
+      if (e != null) {
+        observer.attempt(ex.pool.name(), e, "aborted", nanos);
+      }
+      releaseHeld(ex);
+      return local(ctx, ex, ex.aborted.status, abortMessage(ex.aborted));
+    }
     if (cause instanceof NoMemberException nm) {
       if (ex.held != null) {
         return Future.succeededFuture(ex.held);
@@ -206,9 +338,6 @@ final class RoutingInterceptor implements ProxyInterceptor {
     }
     Endpoint e = ex.current;
     long nanos = ex.endAttempt(now);
-    if (ex.bodyTooLarge) {
-      return local(ctx, ex, 413, "request body exceeds " + maxBodyBytes + " bytes");
-    }
     boolean timeout = isTimeout(cause);
     String member = e == null ? "?" : e.address();
     if (e != null) {
@@ -241,9 +370,6 @@ final class RoutingInterceptor implements ProxyInterceptor {
   private Future<ProxyResponse> local(ProxyContext ctx, Exchange ex, int status, String message) {
     ProxyRequest preq = ctx.request();
     preq.proxiedRequest().resume(); // drain what is left of the body
-    if (status == 413) {
-      ex.bodyTooLarge = true;
-    }
     ProxyResponse r =
         preq.response()
             .setStatusCode(status)
@@ -285,6 +411,15 @@ final class RoutingInterceptor implements ProxyInterceptor {
     }
     for (String n : HOP_BY_HOP) {
       headers.remove(n);
+    }
+  }
+
+  /** The Content-Length TrafficHandler let through, or -1 for a body without one. */
+  private static long contentLength(String header) {
+    try {
+      return header == null ? -1 : Long.parseLong(header.strip());
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 
