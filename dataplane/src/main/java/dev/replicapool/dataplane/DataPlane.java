@@ -9,7 +9,6 @@ import dev.replicapool.dataplane.proxy.ListenerManager;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
@@ -48,7 +47,6 @@ public final class DataPlane {
   private final Config config;
   private final ConfigStore store;
   private final DataPlaneMetrics metrics;
-  private final HttpClient upstream;
   private final ListenerManager listeners;
   private final AdminServer admin;
   private final ControlPlaneClient client;
@@ -68,15 +66,18 @@ public final class DataPlane {
             metrics::eventsFor);
     self[0] = store;
     ProxySettings p = config.proxy();
-    this.upstream =
-        vertx.createHttpClient(
+    this.listeners =
+        new ListenerManager(
+            vertx,
+            p,
             new HttpClientOptions()
                 .setKeepAlive(true)
                 .setKeepAliveTimeout(p.upstreamKeepAliveSeconds())
                 .setConnectTimeout(p.upstreamConnectTimeoutMillis()),
-            new PoolOptions().setHttp1MaxSize(p.maxConnectionsPerMember()));
-    this.listeners =
-        new ListenerManager(vertx, p, upstream, store::table, metrics, System::nanoTime);
+            new PoolOptions().setHttp1MaxSize(p.maxConnectionsPerMember()),
+            store::table,
+            metrics,
+            System::nanoTime);
     store.addObserver(listeners);
     store.addObserver(metrics);
     this.admin =
@@ -124,7 +125,6 @@ public final class DataPlane {
         .stop()
         .transform(ar -> listeners.shutdown())
         .transform(ar -> admin.stop())
-        .transform(ar -> upstream.close())
         .onComplete(ar -> metrics.close());
   }
 

@@ -66,7 +66,8 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   // Endpoint has identity equality: one entry per member object of the table.
   private final Map<Endpoint, Map<String, Meter>> memberMeters = new ConcurrentHashMap<>();
   private final Map<String, List<Meter>> poolMeters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+  // Per pool, by status class (status / 100): looked up on every response without building a key.
+  private final Map<String, Timer[]> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> retryCounters = new ConcurrentHashMap<>();
 
   // Registering or removing a meter costs microseconds, and a burst of snapshots can add and drop
@@ -132,10 +133,11 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     if (m == null) {
       return; // a request that outlived its member's removal
     }
+    // Keyed by the outcome itself ("2xx", "reset", ...), which no other meter of a member uses.
     Timer t =
         (Timer)
             m.computeIfAbsent(
-                "upstream:" + outcome,
+                outcome,
                 k ->
                     Timer.builder("replicapool.upstream")
                         .description("Tries on a member, to response headers or failure")
@@ -160,17 +162,20 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
 
   @Override
   public void response(String pool, int status, long nanos) {
-    String code = (status / 100) + "xx";
-    requestTimers
-        .computeIfAbsent(
-            pool + "\n" + code,
-            k ->
-                Timer.builder("replicapool.requests")
-                    .description("Client requests by pool and status class")
-                    .tags("pool", pool, "code", code)
-                    .serviceLevelObjectives(BUCKETS)
-                    .register(registry))
-        .record(nanos, TimeUnit.NANOSECONDS);
+    int cls = Math.floorMod(status / 100, 10);
+    Timer[] timers = requestTimers.computeIfAbsent(pool, k -> new Timer[10]);
+    Timer t = timers[cls];
+    if (t == null) {
+      // Racing event loops both register: Micrometer hands both the same timer.
+      t =
+          Timer.builder("replicapool.requests")
+              .description("Client requests by pool and status class")
+              .tags("pool", pool, "code", cls + "xx")
+              .serviceLevelObjectives(BUCKETS)
+              .register(registry);
+      timers[cls] = t;
+    }
+    t.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
@@ -229,7 +234,14 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
             if (gauges != null) {
               gauges.forEach(registry::remove);
             }
-            removeByPool(requestTimers, name);
+            Timer[] timers = requestTimers.remove(name);
+            if (timers != null) {
+              for (Timer t : timers) {
+                if (t != null) {
+                  registry.remove(t);
+                }
+              }
+            }
             removeByPool(retryCounters, name);
           }
           pools.forEach(name -> poolMeters.computeIfAbsent(name, this::poolGauges));

@@ -10,9 +10,11 @@ import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.KeyCertOptions;
 import io.vertx.core.net.ServerSSLOptions;
 import io.vertx.httpproxy.HttpProxy;
@@ -24,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import javax.net.ssl.KeyManagerFactory;
@@ -39,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * after the swap, letting their in-flight requests finish.
  *
  * <p>Each port is served by {@link ProxySettings#instances()} server instances, one per event loop.
+ * Each instance has its own HTTP client to the members, so a request and its upstream connection
+ * stay on one event loop: with a client shared by the event loops, a request would often take a
+ * connection that another event loop owns and hop threads twice.
  */
 public final class ListenerManager implements TableObserver {
   private static final Logger log = LoggerFactory.getLogger(ListenerManager.class);
@@ -61,7 +67,8 @@ public final class ListenerManager implements TableObserver {
 
   private final Vertx vertx;
   private final ProxySettings settings;
-  private final HttpClient upstream;
+  private final HttpClientOptions upstreamOptions;
+  private final PoolOptions upstreamPool;
   private final Supplier<RoutingTable> table;
   private final ProxyObserver observer;
   private final LongSupplier nanoClock;
@@ -72,16 +79,23 @@ public final class ListenerManager implements TableObserver {
   private final Map<Integer, Listener> dedicated = new HashMap<>();
   private final Map<Integer, Listener> pending = new HashMap<>();
 
+  /**
+   * @param upstreamOptions options of the HTTP clients to the members (one client per server
+   *     instance)
+   * @param upstreamPool connection pool of each of those clients
+   */
   public ListenerManager(
       Vertx vertx,
       ProxySettings settings,
-      HttpClient upstream,
+      HttpClientOptions upstreamOptions,
+      PoolOptions upstreamPool,
       Supplier<RoutingTable> table,
       ProxyObserver observer,
       LongSupplier nanoClock) {
     this.vertx = vertx;
     this.settings = settings;
-    this.upstream = upstream;
+    this.upstreamOptions = upstreamOptions;
+    this.upstreamPool = upstreamPool;
     this.table = table;
     this.observer = observer;
     this.nanoClock = nanoClock;
@@ -289,7 +303,7 @@ public final class ListenerManager implements TableObserver {
     if (tls != null) {
       options.setSsl(true).setSni(true).setUseAlpn(true).setKeyCertOptions(tls);
     }
-    Handler<HttpServerRequest> handler = handler(pool);
+    Function<HttpClient, Handler<HttpServerRequest>> handler = upstream -> handler(pool, upstream);
     String what = pool == null ? "" : "pool " + pool + ": ";
     int actual;
     try {
@@ -303,7 +317,14 @@ public final class ListenerManager implements TableObserver {
         .deployVerticle(
             () ->
                 new ListenerVerticle(
-                    options, actual, handler, headerTimeouts, l, settings.drainMillis()),
+                    options,
+                    actual,
+                    upstreamOptions,
+                    upstreamPool,
+                    handler,
+                    headerTimeouts,
+                    l,
+                    settings.drainMillis()),
             new DeploymentOptions().setInstances(Math.max(1, settings.instances())))
         .map(
             id -> {
@@ -323,7 +344,7 @@ public final class ListenerManager implements TableObserver {
     }
   }
 
-  private Handler<HttpServerRequest> handler(String pool) {
+  private Handler<HttpServerRequest> handler(String pool, HttpClient upstream) {
     MemberOriginProvider origin = new MemberOriginProvider(settings, observer, nanoClock);
     HttpProxy proxy =
         HttpProxy.reverseProxy(new ProxyOptions().setSupportWebSocket(false), upstream)
@@ -385,11 +406,17 @@ public final class ListenerManager implements TableObserver {
     return sb.toString();
   }
 
-  /** One server instance of a listener, on the event loop Vert.x gives this verticle. */
+  /**
+   * One server instance of a listener, on the event loop Vert.x gives this verticle, with its own
+   * client to the members (created in {@link #start}, so Vert.x closes it when the verticle is
+   * undeployed, after the server's drain).
+   */
   static final class ListenerVerticle extends VerticleBase {
     private final HttpServerOptions options;
     private final int port;
-    private final Handler<HttpServerRequest> handler;
+    private final HttpClientOptions upstreamOptions;
+    private final PoolOptions upstreamPool;
+    private final Function<HttpClient, Handler<HttpServerRequest>> handler;
     private final RequestHeaderTimeouts headerTimeouts;
     private final Listener listener;
     private final long drainMillis;
@@ -398,12 +425,16 @@ public final class ListenerManager implements TableObserver {
     ListenerVerticle(
         HttpServerOptions options,
         int port,
-        Handler<HttpServerRequest> handler,
+        HttpClientOptions upstreamOptions,
+        PoolOptions upstreamPool,
+        Function<HttpClient, Handler<HttpServerRequest>> handler,
         RequestHeaderTimeouts headerTimeouts,
         Listener listener,
         long drainMillis) {
       this.options = new HttpServerOptions(options).setPort(port);
       this.port = port;
+      this.upstreamOptions = upstreamOptions;
+      this.upstreamPool = upstreamPool;
       this.handler = Objects.requireNonNull(handler);
       this.headerTimeouts = headerTimeouts;
       this.listener = listener;
@@ -412,7 +443,8 @@ public final class ListenerManager implements TableObserver {
 
     @Override
     public Future<?> start() {
-      server = vertx.createHttpServer(options).requestHandler(handler);
+      HttpClient upstream = vertx.createHttpClient(upstreamOptions, upstreamPool);
+      server = vertx.createHttpServer(options).requestHandler(handler.apply(upstream));
       if (headerTimeouts.enabled()) {
         server.connectionHandler(headerTimeouts::connected);
       }

@@ -6,6 +6,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Closes HTTP/1.x client connections that take too long to send a complete request header: a
@@ -29,6 +30,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Each connection's guard is touched only on that connection's event loop; the map is shared by
  * the server instances of a port, hence concurrent.
+ *
+ * <p>The guard's timer is lazy: a request only clears the deadline and the end of its response sets
+ * a new one, and a timer that fires before its connection's deadline sets itself again for the time
+ * left. On a kept-alive connection that is one timer per keep-alive period rather than a timer set
+ * and cancelled for every request.
  */
 final class RequestHeaderTimeouts {
   private final Vertx vertx;
@@ -66,6 +72,7 @@ final class RequestHeaderTimeouts {
       connection.closeHandler(
           v -> {
             created.cancel();
+            created.stopTimer();
             guards.remove(connection);
           });
       g = created;
@@ -102,6 +109,7 @@ final class RequestHeaderTimeouts {
               if (closeAfter) {
                 if (guard != null) {
                   guard.cancel();
+                  guard.stopTimer();
                   guard.disabled = true;
                 }
                 req.connection().close();
@@ -124,30 +132,62 @@ final class RequestHeaderTimeouts {
     int inFlight;
     boolean seenRequest;
     boolean disabled;
+
+    /** System.nanoTime() by which a request header must be complete; meaningful while armed. */
+    long deadline;
+
+    boolean armed;
+
+    /** The pending timer, -1 when none; it may fire before the deadline, never after it. */
     long timer = -1;
+
+    long timerDue;
 
     Guard(HttpConnection connection) {
       this.connection = connection;
     }
 
     void arm(long millis) {
-      cancel();
       if (disabled) {
         return;
       }
-      timer =
-          vertx.setTimer(
-              millis,
-              id -> {
-                timer = -1;
-                if (inFlight == 0 && !disabled) {
-                  disabled = true;
-                  connection.close();
-                }
-              });
+      long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+      deadline = due;
+      armed = true;
+      if (timer != -1 && due - timerDue < 0) {
+        stopTimer(); // the pending timer would fire too late for this deadline
+      }
+      if (timer == -1) {
+        startTimer(millis, due);
+      }
     }
 
+    /** No deadline until the next {@link #arm}; a pending timer stays and finds nothing to do. */
     void cancel() {
+      armed = false;
+    }
+
+    private void startTimer(long millis, long due) {
+      timerDue = due;
+      timer = vertx.setTimer(Math.max(1, millis), id -> fired());
+    }
+
+    private void fired() {
+      timer = -1;
+      if (!armed || disabled) {
+        return;
+      }
+      long left = deadline - System.nanoTime();
+      if (left > 0) {
+        startTimer(TimeUnit.NANOSECONDS.toMillis(left) + 1, deadline);
+      } else if (inFlight == 0) {
+        disabled = true;
+        connection.close();
+      }
+    }
+
+    /** Cancels the pending timer for good (the connection closed). */
+    void stopTimer() {
       if (timer != -1) {
         vertx.cancelTimer(timer);
         timer = -1;

@@ -1,0 +1,113 @@
+package dev.replicapool.dataplane.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lazy timer of {@link RequestHeaderTimeouts}: a deadline set after the pending timer is kept
+ * by setting the timer again when it fires early, and a deadline set before it is not delayed by
+ * it. A server with h2c off, as ListenerManager wires it, and a raw socket as the client.
+ */
+class RequestHeaderTimeoutsTest {
+  Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void stop() {
+    vertx.close().await();
+  }
+
+  int server(long firstMillis, long keepAliveMillis) {
+    RequestHeaderTimeouts timeouts = new RequestHeaderTimeouts(vertx, firstMillis, keepAliveMillis);
+    HttpServer s =
+        vertx
+            .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
+            .connectionHandler(timeouts::connected)
+            .requestHandler(
+                req -> {
+                  timeouts.request(req, false);
+                  req.response().end("ok");
+                });
+    return s.listen(0, "127.0.0.1").await().actualPort();
+  }
+
+  static void get(Socket s) throws IOException {
+    s.getOutputStream()
+        .write("GET / HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    // "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok": read up to the body
+    InputStream in = s.getInputStream();
+    StringBuilder sb = new StringBuilder();
+    while (!sb.toString().endsWith("\r\n\r\nok")) {
+      int c = in.read();
+      assertThat(c).as("response so far: %s", sb).isNotNegative();
+      sb.append((char) c);
+    }
+    assertThat(sb.toString()).startsWith("HTTP/1.1 200");
+  }
+
+  /** Milliseconds until the server closes the connection, reading with the given timeout. */
+  static long millisToClose(Socket s, int timeoutMillis) throws IOException {
+    long start = System.nanoTime();
+    s.setSoTimeout(timeoutMillis);
+    assertThat(s.getInputStream().read()).isEqualTo(-1);
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  @Test
+  void aConnectionWithoutRequestIsClosedAfterTheFirstDeadline() throws Exception {
+    int port = server(300, 10_000);
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      assertThat(millisToClose(s, 5_000)).isBetween(200L, 4_000L);
+    }
+  }
+
+  @Test
+  void aKeepAliveDeadlineEarlierThanThePendingTimerIsNotDelayedByIt() throws Exception {
+    int port = server(8_000, 300); // the connect-time timer is due in 8 s
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      get(s);
+      assertThat(millisToClose(s, 7_000)).isBetween(200L, 5_000L);
+    }
+  }
+
+  @Test
+  void aKeepAliveDeadlineLaterThanThePendingTimerIsKept() throws Exception {
+    int port = server(300, 1_500); // the connect-time timer fires 300 ms in, too early
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      get(s);
+      s.setSoTimeout(900);
+      long start = System.nanoTime();
+      boolean open;
+      try {
+        open = s.getInputStream().read() != -1;
+      } catch (SocketTimeoutException e) {
+        open = true;
+      }
+      assertThat(open).as("open 900 ms after the response, deadline 1.5 s").isTrue();
+      long closed = (System.nanoTime() - start) / 1_000_000 + millisToClose(s, 10_000);
+      assertThat(closed).isLessThan(8_000L);
+    }
+  }
+
+  @Test
+  void requestsInTimeKeepTheConnection() throws Exception {
+    int port = server(600, 600);
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      for (int i = 0; i < 10; i++) {
+        get(s);
+        Thread.sleep(100);
+      }
+      get(s); // still the same connection, past its first deadline
+      assertThat(millisToClose(s, 5_000)).isBetween(500L, 4_000L);
+    }
+  }
+}
