@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 
 /**
@@ -67,7 +68,9 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   private final Map<Endpoint, Map<String, Meter>> memberMeters = new ConcurrentHashMap<>();
   private final Map<String, List<Meter>> poolMeters = new ConcurrentHashMap<>();
   // Per pool, by status class (status / 100): looked up on every response without building a key.
-  private final Map<String, Timer[]> requestTimers = new ConcurrentHashMap<>();
+  // The array is shared by the event loops: AtomicReferenceArray publishes a registered timer
+  // safely to the others, where a plain array would not.
+  private final Map<String, AtomicReferenceArray<Timer>> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> retryCounters = new ConcurrentHashMap<>();
 
   // Registering or removing a meter costs microseconds, and a burst of snapshots can add and drop
@@ -163,8 +166,9 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   @Override
   public void response(String pool, int status, long nanos) {
     int cls = Math.floorMod(status / 100, 10);
-    Timer[] timers = requestTimers.computeIfAbsent(pool, k -> new Timer[10]);
-    Timer t = timers[cls];
+    AtomicReferenceArray<Timer> timers =
+        requestTimers.computeIfAbsent(pool, k -> new AtomicReferenceArray<>(10));
+    Timer t = timers.get(cls);
     if (t == null) {
       // Racing event loops both register: Micrometer hands both the same timer.
       t =
@@ -173,7 +177,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
               .tags("pool", pool, "code", cls + "xx")
               .serviceLevelObjectives(BUCKETS)
               .register(registry);
-      timers[cls] = t;
+      timers.set(cls, t);
     }
     t.record(nanos, TimeUnit.NANOSECONDS);
   }
@@ -234,11 +238,11 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
             if (gauges != null) {
               gauges.forEach(registry::remove);
             }
-            Timer[] timers = requestTimers.remove(name);
+            AtomicReferenceArray<Timer> timers = requestTimers.remove(name);
             if (timers != null) {
-              for (Timer t : timers) {
-                if (t != null) {
-                  registry.remove(t);
+              for (int i = 0; i < timers.length(); i++) {
+                if (timers.get(i) != null) {
+                  registry.remove(timers.get(i));
                 }
               }
             }
