@@ -8,7 +8,9 @@ import static org.awaitility.Awaitility.await;
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.StreamMessage;
 import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
@@ -80,7 +82,7 @@ class ControlPlaneStreamTest {
       o.putHeader(ControlPlaneProtocol.AUTHORIZATION, authorization);
     }
     WebSocketClient wsc = vertx.createWebSocketClient();
-    return wsc.connect(o).await();
+    return new OnEventLoop(vertx).call(() -> wsc.connect(o)).await();
   }
 
   @Test
@@ -96,11 +98,14 @@ class ControlPlaneStreamTest {
     assertThatThrownBy(() -> rawSocket(port, TOKEN))
         .isInstanceOfSatisfying(
             UpgradeRejectedException.class, e -> assertThat(e.getStatus()).isEqualTo(401));
+    HttpClient http = vertx.createHttpClient();
     int plain =
-        vertx
-            .createHttpClient()
-            .request(HttpMethod.GET, port, "127.0.0.1", ControlPlaneProtocol.STREAM_PATH)
-            .compose(r -> r.send())
+        new OnEventLoop(vertx)
+            .call(
+                () ->
+                    http.request(
+                            HttpMethod.GET, port, "127.0.0.1", ControlPlaneProtocol.STREAM_PATH)
+                        .compose(r -> r.send()))
             .await()
             .statusCode();
     assertThat(plain).isEqualTo(401);

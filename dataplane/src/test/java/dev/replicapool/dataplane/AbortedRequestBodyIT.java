@@ -4,6 +4,7 @@ import static dev.replicapool.dataplane.SnapshotBuilder.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -21,6 +22,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -63,22 +65,32 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
             new HttpClientOptions()
                 .setProtocolVersion(HttpVersion.HTTP_2)
                 .setHttp2ClearTextUpgrade(false));
+    RequestOptions up =
+        new RequestOptions()
+            .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+            .setHost(HOST)
+            .setPort(80)
+            .setMethod(HttpMethod.POST)
+            .setURI("/up");
     HttpClientRequest post =
-        h2.request(
-                new RequestOptions()
-                    .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
-                    .setHost(HOST)
-                    .setPort(80)
-                    .setMethod(HttpMethod.POST)
-                    .setURI("/up"))
-            .await(10, TimeUnit.SECONDS);
+        new OnEventLoop(vertx).call(() -> h2.request(up)).await(10, TimeUnit.SECONDS);
     // Read the answer in the chain that gets it: the member answers as soon as it has the head.
     Future<Buffer> answer = post.response().compose(HttpClientResponse::body);
     post.setChunked(true); // HTTP/2 without Content-Length: to the member it goes chunked
     post.write(Buffer.buffer("c".repeat(40_000))).await(10, TimeUnit.SECONDS);
     assertThat(answer.await(10, TimeUnit.SECONDS).toString()).contains("\"replica\":\"m1\"");
     post.write(Buffer.buffer("c".repeat(40_000))).await(10, TimeUnit.SECONDS); // past the limit
-    Thread.sleep(300); // let the proxy take it in: before the fix the next request then hung
+    // The proxy gives the member request up and closes its connection; before the fix Vert.x
+    // handed that connection back to the pool, and the next request on it hung.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                m.byConnection.entrySet().stream()
+                    .anyMatch(
+                        e ->
+                            e.getValue().stream().anyMatch(r -> r.startsWith("POST"))
+                                && m.closedConnections.contains(e.getKey())));
 
     for (int i = 0; i < 3; i++) {
       assertThat(status(normalRequest(), 3_000)).as("request %d after it", i).isEqualTo(200);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -172,6 +173,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
             new HttpClientOptions()
                 .setProtocolVersion(HttpVersion.HTTP_2)
                 .setHttp2ClearTextUpgrade(false));
+    OnEventLoop loop = new OnEventLoop(vertx);
     RequestOptions get =
         new RequestOptions()
             .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
@@ -181,18 +183,20 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
     // Read each body in the same chain: a response awaited first may be gone before body().
     record Answer(HttpVersion version, int status, String replica, String body) {}
     Answer r1 =
-        h2.request(get)
-            .compose(req -> req.send())
-            .compose(
-                r ->
-                    r.body()
-                        .map(
-                            b ->
-                                new Answer(
-                                    r.version(),
-                                    r.statusCode(),
-                                    r.getHeader("x-replica"),
-                                    b.toString())))
+        loop.call(
+                () ->
+                    h2.request(get)
+                        .compose(req -> req.send())
+                        .compose(
+                            r ->
+                                r.body()
+                                    .map(
+                                        b ->
+                                            new Answer(
+                                                r.version(),
+                                                r.statusCode(),
+                                                r.getHeader("x-replica"),
+                                                b.toString()))))
             .await(10, TimeUnit.SECONDS);
     assertThat(r1.version()).isEqualTo(HttpVersion.HTTP_2);
     assertThat(r1.status()).isEqualTo(200);
@@ -200,41 +204,46 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
     assertThat(r1.body()).contains("\"tracking\":\"ok\"");
 
     Answer r2 =
-        h2.request(new RequestOptions(get).setMethod(HttpMethod.POST).setURI("/upload"))
-            .compose(req -> req.send(Buffer.buffer("over h2c")))
-            .compose(
-                r ->
-                    r.body()
-                        .map(
-                            b ->
-                                new Answer(
-                                    r.version(),
-                                    r.statusCode(),
-                                    r.getHeader("x-replica"),
-                                    b.toString())))
+        loop.call(
+                () ->
+                    h2.request(new RequestOptions(get).setMethod(HttpMethod.POST).setURI("/upload"))
+                        .compose(req -> req.send(Buffer.buffer("over h2c")))
+                        .compose(
+                            r ->
+                                r.body()
+                                    .map(
+                                        b ->
+                                            new Answer(
+                                                r.version(),
+                                                r.statusCode(),
+                                                r.getHeader("x-replica"),
+                                                b.toString()))))
             .await(10, TimeUnit.SECONDS);
     assertThat(r2.status()).isEqualTo(200);
     assertThat(r2.body()).contains("k1");
 
     // A streamed HTTP/2 body without Content-Length reaches the member chunked.
     Answer r3 =
-        h2.request(new RequestOptions(get).setMethod(HttpMethod.POST).setURI("/stream"))
-            .compose(
-                req ->
-                    req.setChunked(true) // on HTTP/2: no Content-Length, just DATA frames
-                        .write("part one, ")
-                        .compose(v -> req.end("part two"))
-                        .compose(v -> req.response()))
-            .compose(
-                r ->
-                    r.body()
-                        .map(
-                            b ->
-                                new Answer(
-                                    r.version(),
-                                    r.statusCode(),
-                                    r.getHeader("x-replica"),
-                                    b.toString())))
+        loop.call(
+                () ->
+                    h2.request(new RequestOptions(get).setMethod(HttpMethod.POST).setURI("/stream"))
+                        .compose(
+                            req ->
+                                req.setChunked(
+                                        true) // on HTTP/2: no Content-Length, just DATA frames
+                                    .write("part one, ")
+                                    .compose(v -> req.end("part two"))
+                                    .compose(v -> req.response()))
+                        .compose(
+                            r ->
+                                r.body()
+                                    .map(
+                                        b ->
+                                            new Answer(
+                                                r.version(),
+                                                r.statusCode(),
+                                                r.getHeader("x-replica"),
+                                                b.toString()))))
             .await(10, TimeUnit.SECONDS);
     assertThat(r3.status()).isEqualTo(200);
     assertThat(k1.bodiesSeen).contains("part one, part two");

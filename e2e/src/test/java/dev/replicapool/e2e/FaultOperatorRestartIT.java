@@ -85,7 +85,9 @@ class FaultOperatorRestartIT {
               long now = sys.versionOn(dp, "orders");
               assertThat(now).as("version applied after the restart").isGreaterThan(before);
               ReplicaPool p = sys.pool("orders").get();
-              assertThat(conditionStatus(p, "DataPlaneSynced")).isEqualTo("True");
+              assertThat(conditionStatus(p, "DataPlaneSynced"))
+                  .as("DataPlaneSynced: %s", condition(p, "DataPlaneSynced"))
+                  .isEqualTo("True");
               assertThat(condition(p, "DataPlaneSynced").getMessage())
                   .isEqualTo("1/1 data planes applied version " + now);
             });

@@ -14,6 +14,7 @@ import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
+import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
@@ -52,6 +53,10 @@ final class FaultSystem implements AutoCloseable {
   final String namespace;
   final Vertx vertx = Vertx.vertx();
   final HttpClient http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
+
+  /** Where the test's client calls start (see {@link OnEventLoop} for why not the test thread). */
+  final OnEventLoop onLoop = new OnEventLoop(vertx);
+
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final List<ReplicaPoolOperator> operators = new ArrayList<>();
   private final List<DataPlane> dataPlanes = new ArrayList<>();
@@ -212,30 +217,33 @@ final class FaultSystem implements AutoCloseable {
   }
 
   Reply httpGet(int port, String host, String path) {
-    return block(
-        http.request(
-                new RequestOptions()
-                    .setMethod(HttpMethod.GET)
-                    .setHost("127.0.0.1")
-                    .setPort(port)
-                    .setURI(path)
-                    .putHeader("Host", host))
-            .compose(req -> req.send())
-            .compose(resp -> resp.body().map(b -> new Reply(resp.statusCode(), b.toString()))));
+    return call(
+        () ->
+            http.request(
+                    new RequestOptions()
+                        .setMethod(HttpMethod.GET)
+                        .setHost("127.0.0.1")
+                        .setPort(port)
+                        .setURI(path)
+                        .putHeader("Host", host))
+                .compose(req -> req.send())
+                .compose(resp -> resp.body().map(b -> new Reply(resp.statusCode(), b.toString()))));
   }
 
   /** POSTs to a sample replica's /admin (slow, errors, unhealthy, ...); fails unless 2xx. */
   void replicaAdmin(ReplicaProcess r, String pathAndQuery) {
     Reply reply =
-        block(
-            http.request(
-                    new RequestOptions()
-                        .setMethod(HttpMethod.POST)
-                        .setHost(r.host())
-                        .setPort(r.port())
-                        .setURI("/admin/" + pathAndQuery))
-                .compose(req -> req.send())
-                .compose(resp -> resp.body().map(b -> new Reply(resp.statusCode(), b.toString()))));
+        call(
+            () ->
+                http.request(
+                        new RequestOptions()
+                            .setMethod(HttpMethod.POST)
+                            .setHost(r.host())
+                            .setPort(r.port())
+                            .setURI("/admin/" + pathAndQuery))
+                    .compose(req -> req.send())
+                    .compose(
+                        resp -> resp.body().map(b -> new Reply(resp.statusCode(), b.toString()))));
     assertThat(reply.status()).as("%s /admin/%s: %s", r.name(), pathAndQuery, reply).isEqualTo(200);
   }
 
@@ -259,6 +267,11 @@ final class FaultSystem implements AutoCloseable {
   long versionOn(DataPlane dp, String poolName) {
     JsonObject p = poolOn(status(dp), poolName);
     return p == null ? -1 : p.getLong("version");
+  }
+
+  /** Starts a client call on the event loop ({@link #onLoop}) and waits up to 30 s for it. */
+  <T> T call(java.util.function.Supplier<Future<T>> call) {
+    return block(onLoop.call(call));
   }
 
   static <T> T block(Future<T> future) {

@@ -73,7 +73,7 @@ class HostileControlPlaneIT {
     if (authorization != null) {
       o.addHeader(ControlPlaneProtocol.AUTHORIZATION, authorization);
     }
-    return ws.connect(o);
+    return sys.onLoop.call(() -> ws.connect(o));
   }
 
   /** The HTTP status the upgrade was rejected with, or 101 if it was accepted. */
@@ -131,14 +131,17 @@ class HostileControlPlaneIT {
         r.putHeader("Authorization", auth);
       }
       FaultSystem.Reply reply =
-          FaultSystem.block(
-              sys.http
-                  .request(r)
-                  .compose(req -> req.send())
-                  .compose(
-                      resp ->
-                          resp.body()
-                              .map(b -> new FaultSystem.Reply(resp.statusCode(), b.toString()))));
+          sys.call(
+              () ->
+                  sys.http
+                      .request(r)
+                      .compose(req -> req.send())
+                      .compose(
+                          resp ->
+                              resp.body()
+                                  .map(
+                                      b ->
+                                          new FaultSystem.Reply(resp.statusCode(), b.toString()))));
       table.add(
           String.format(
               "%-45s answered %d, %d bytes",
@@ -234,14 +237,13 @@ class HostileControlPlaneIT {
     assertThat(post.status()).isEqualTo(405);
     int adminUpgrade;
     try {
-      FaultSystem.block(
-              ws.connect(
-                  new WebSocketConnectOptions()
-                      .setHost("127.0.0.1")
-                      .setPort(dp.adminPort())
-                      .setURI(ControlPlaneProtocol.STREAM_PATH)
-                      .addHeader("Authorization", "Bearer " + sys.token)))
-          .close();
+      WebSocketConnectOptions o =
+          new WebSocketConnectOptions()
+              .setHost("127.0.0.1")
+              .setPort(dp.adminPort())
+              .setURI(ControlPlaneProtocol.STREAM_PATH)
+              .addHeader("Authorization", "Bearer " + sys.token);
+      sys.call(() -> ws.connect(o)).close();
       adminUpgrade = 101;
     } catch (RuntimeException e) {
       Throwable t = e;

@@ -253,22 +253,23 @@ class HostileSecretsIT {
 
   static int rogueDial() {
     try {
-      FaultSystem.block(
-              sys.vertx
-                  .createWebSocketClient(
-                      new io.vertx.core.http.WebSocketClientOptions()
-                          .setSsl(true)
-                          .setTrustOptions(
-                              new PemTrustOptions()
-                                  .addCertValue(
-                                      io.vertx.core.buffer.Buffer.buffer(
-                                          resource("controlplane.crt")))))
-                  .connect(
-                      new WebSocketConnectOptions()
-                          .setHost("127.0.0.1")
-                          .setPort(op.controlPlanePort())
-                          .setURI(ControlPlaneProtocol.STREAM_PATH)
-                          .addHeader("Authorization", "Bearer " + WRONG_TOKEN)))
+      sys.call(
+              () ->
+                  sys.vertx
+                      .createWebSocketClient(
+                          new io.vertx.core.http.WebSocketClientOptions()
+                              .setSsl(true)
+                              .setTrustOptions(
+                                  new PemTrustOptions()
+                                      .addCertValue(
+                                          io.vertx.core.buffer.Buffer.buffer(
+                                              resource("controlplane.crt")))))
+                      .connect(
+                          new WebSocketConnectOptions()
+                              .setHost("127.0.0.1")
+                              .setPort(op.controlPlanePort())
+                              .setURI(ControlPlaneProtocol.STREAM_PATH)
+                              .addHeader("Authorization", "Bearer " + WRONG_TOKEN)))
           .close();
       return 101;
     } catch (RuntimeException e) {

@@ -10,6 +10,7 @@ import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.Tls;
+import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -98,28 +99,38 @@ class ScenarioTlsAndNackIT {
                     new PemTrustOptions().addCertValue(Buffer.buffer(resource(trustPemFile)))));
     try {
       return block(
-          client
-              .request(
-                  new RequestOptions()
-                      .setMethod(HttpMethod.GET)
-                      .setServer(
-                          SocketAddress.inetSocketAddress(h.dataPlane.tlsPort(), "127.0.0.1"))
-                      .setHost(host)
-                      .setPort(443)
-                      .setURI("/track/tls"))
-              .compose(req -> req.send())
-              .compose(
-                  resp -> {
-                    X509Certificate cert;
-                    try {
-                      cert =
-                          (X509Certificate) resp.request().connection().peerCertificates().get(0);
-                    } catch (Exception e) {
-                      return io.vertx.core.Future.failedFuture(e);
-                    }
-                    return resp.body()
-                        .map(b -> new Served(resp.statusCode(), resp.getHeader("x-replica"), cert));
-                  }));
+          new OnEventLoop(h.vertx)
+              .call(
+                  () ->
+                      client
+                          .request(
+                              new RequestOptions()
+                                  .setMethod(HttpMethod.GET)
+                                  .setServer(
+                                      SocketAddress.inetSocketAddress(
+                                          h.dataPlane.tlsPort(), "127.0.0.1"))
+                                  .setHost(host)
+                                  .setPort(443)
+                                  .setURI("/track/tls"))
+                          .compose(req -> req.send())
+                          .compose(
+                              resp -> {
+                                X509Certificate cert;
+                                try {
+                                  cert =
+                                      (X509Certificate)
+                                          resp.request().connection().peerCertificates().get(0);
+                                } catch (Exception e) {
+                                  return io.vertx.core.Future.failedFuture(e);
+                                }
+                                return resp.body()
+                                    .map(
+                                        b ->
+                                            new Served(
+                                                resp.statusCode(),
+                                                resp.getHeader("x-replica"),
+                                                cert));
+                              })));
     } finally {
       client.close();
     }

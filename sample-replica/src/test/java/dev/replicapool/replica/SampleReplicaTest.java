@@ -273,7 +273,7 @@ class SampleReplicaTest {
               new HttpClientOptions()
                   .setProtocolVersion(HttpVersion.HTTP_2)
                   .setHttp2ClearTextUpgrade(false));
-      Answer h2Answer = send(h2, "/track/h2");
+      Answer h2Answer = send(vertx, h2, "/track/h2");
       assertThat(h2Answer.version()).isEqualTo(HttpVersion.HTTP_2);
       assertThat(h2Answer.replica()).isEqualTo("k1");
       assertThat(h2Answer.body()).contains("\"id\":\"h2\"");
@@ -283,7 +283,7 @@ class SampleReplicaTest {
               new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(1));
       List<HttpConnection> connections = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        Answer answer = send(h1, "/track/" + i);
+        Answer answer = send(vertx, h1, "/track/" + i);
         assertThat(answer.version()).isEqualTo(HttpVersion.HTTP_1_1);
         assertThat(answer.replica()).isEqualTo("k1");
         connections.add(answer.connection());
@@ -306,7 +306,17 @@ class SampleReplicaTest {
 
   record Answer(HttpVersion version, String replica, String body, HttpConnection connection) {}
 
-  private Answer send(HttpClientAgent client, String path) throws Exception {
+  /**
+   * Started on an event loop, not the test thread: Vert.x 5.0.7's client, called from outside
+   * Vert.x, now and then never completes a request (see test-support's OnEventLoop).
+   */
+  private Answer send(Vertx vertx, HttpClientAgent client, String path) throws Exception {
+    io.vertx.core.Promise<Answer> answer = io.vertx.core.Promise.promise();
+    vertx.getOrCreateContext().runOnContext(v -> exchange(client, path).onComplete(answer));
+    return answer.future().await(5, TimeUnit.SECONDS);
+  }
+
+  private io.vertx.core.Future<Answer> exchange(HttpClientAgent client, String path) {
     return client
         .request(
             new RequestOptions()
@@ -328,8 +338,7 @@ class SampleReplicaTest {
                                             response.version(),
                                             response.getHeader("x-replica"),
                                             body.toString(),
-                                            request.connection()))))
-        .await(5, TimeUnit.SECONDS);
+                                            request.connection()))));
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -33,6 +34,7 @@ class UpstreamRequestTest {
   Vertx vertx;
   HttpServer member;
   HttpClient client;
+  OnEventLoop loop;
   final AtomicInteger connections = new AtomicInteger();
   final List<String> requests = new CopyOnWriteArrayList<>();
 
@@ -50,6 +52,7 @@ class UpstreamRequestTest {
                 })
             .listen(0, "127.0.0.1")
             .await();
+    loop = new OnEventLoop(vertx);
     client =
         vertx.createHttpClient(
             new HttpClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(1));
@@ -58,6 +61,11 @@ class UpstreamRequestTest {
   @AfterEach
   void stop() {
     vertx.close().await();
+  }
+
+  /** Started on an event loop: see {@link OnEventLoop}. */
+  Future<HttpClientRequest> request(RequestOptions options) {
+    return loop.call(() -> client.request(options));
   }
 
   RequestOptions to(HttpMethod method, String uri) {
@@ -79,7 +87,7 @@ class UpstreamRequestTest {
   }
 
   Future<HttpClientResponse> get() {
-    return client.request(to(HttpMethod.GET, "/next")).compose(HttpClientRequest::send);
+    return request(to(HttpMethod.GET, "/next")).compose(HttpClientRequest::send);
   }
 
   /**
@@ -89,7 +97,7 @@ class UpstreamRequestTest {
   @Test
   void vertxHandsTheConnectionBackHalfWayThroughTheBodyOnAReset() throws Exception {
     HttpClientRequest post =
-        answeredHalfWay(client.request(to(HttpMethod.POST, "/up")).await(5, TimeUnit.SECONDS));
+        answeredHalfWay(request(to(HttpMethod.POST, "/up")).await(5, TimeUnit.SECONDS));
     post.reset().await(5, TimeUnit.SECONDS);
 
     Future<HttpClientResponse> next = get();
@@ -104,7 +112,7 @@ class UpstreamRequestTest {
   void aResetHalfWayThroughTheBodyClosesTheConnectionInstead() throws Exception {
     UpstreamRequest post =
         new UpstreamRequest(
-            client.request(to(HttpMethod.POST, "/up")).await(5, TimeUnit.SECONDS),
+            request(to(HttpMethod.POST, "/up")).await(5, TimeUnit.SECONDS),
             t -> {
               throw new AssertionError("not a client failure", t);
             });
@@ -122,13 +130,13 @@ class UpstreamRequestTest {
   void aRequestWithNothingOrAllOfItWrittenIsResetAndItsConnectionKept() throws Exception {
     UpstreamRequest nothing =
         new UpstreamRequest(
-            client.request(to(HttpMethod.POST, "/nothing")).await(5, TimeUnit.SECONDS), t -> {});
+            request(to(HttpMethod.POST, "/nothing")).await(5, TimeUnit.SECONDS), t -> {});
     nothing.reset().await(5, TimeUnit.SECONDS);
     assertThat(get().await(5, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 
     UpstreamRequest all =
         new UpstreamRequest(
-            client.request(to(HttpMethod.POST, "/all")).await(5, TimeUnit.SECONDS), t -> {});
+            request(to(HttpMethod.POST, "/all")).await(5, TimeUnit.SECONDS), t -> {});
     Future<Buffer> answer = all.response().compose(HttpClientResponse::body);
     all.end(Buffer.buffer("whole")).await(5, TimeUnit.SECONDS);
     assertThat(all.sent()).isTrue();
@@ -145,7 +153,7 @@ class UpstreamRequestTest {
     List<String> seen = new CopyOnWriteArrayList<>();
     UpstreamRequest post =
         new UpstreamRequest(
-            client.request(to(HttpMethod.POST, "/up")).await(5, TimeUnit.SECONDS),
+            request(to(HttpMethod.POST, "/up")).await(5, TimeUnit.SECONDS),
             t -> seen.add(t.getMessage()));
     answeredHalfWay(post);
     post.reset(0, new IllegalStateException("client gone"));
