@@ -354,8 +354,9 @@ public final class ListenerManager implements TableObserver {
     TrafficHandler traffic =
         new TrafficHandler(proxy, settings.maxBodyBytes(), observer, nanoClock);
     return req -> {
-      headerTimeouts.request(req, RequestChecks.mustClose(req));
-      traffic.handle(req);
+      if (headerTimeouts.request(req, RequestChecks.mustClose(req))) {
+        traffic.handle(req);
+      }
     };
   }
 

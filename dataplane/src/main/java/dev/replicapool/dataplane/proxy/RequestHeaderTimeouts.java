@@ -2,7 +2,9 @@ package dev.replicapool.dataplane.proxy;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +29,9 @@ import java.util.concurrent.TimeUnit;
  * whether it is an h2c upgrade), so there the first request of a connection is bounded by the idle
  * timeout between bytes and by the header size limit only, and this guard bounds the requests after
  * it. TLS connections are handed over after the handshake (ALPN).
+ *
+ * <p>It also keeps RFC 9112 9.6 for HTTP/1.x: once a response said {@code Connection: close}, no
+ * further request on that connection is processed (see {@link #request}).
  *
  * <p>Each connection's guard is touched only on that connection's event loop; the map is shared by
  * the server instances of a port, hence concurrent.
@@ -81,26 +86,46 @@ final class RequestHeaderTimeouts {
   }
 
   /**
-   * A request whose header is complete, on its connection's event loop. With {@code closeAfter} the
-   * connection is closed once the response ended (a chunked HTTP/1.x request, see {@link
-   * RequestChecks#mustClose}); this class owns the response's end handler for both purposes.
+   * A request whose header is complete, on its connection's event loop; false when it must not be
+   * processed. With {@code closeAfter} the connection is closed once the response ended (a chunked
+   * HTTP/1.x request, see {@link RequestChecks#mustClose}); this class owns the response's end
+   * handler for both purposes.
+   *
+   * <p>An HTTP/1.x request behind one whose response said {@code Connection: close} (a refusal, an
+   * aborted body, a chunked request) is refused, and the connection closed at once: RFC 9112 9.6,
+   * "MUST NOT process any further requests received on that connection". Vert.x dispatches a
+   * pipelined request as soon as the response before it ended, before that connection's close takes
+   * effect, so without this a request hidden after an ambiguous one (CL and TE) would reach a
+   * member. Whoever answered with close is covered, as the check reads the response that went out.
    */
-  void request(HttpServerRequest req, boolean closeAfter) {
-    Guard g = enabled() ? guardFor(req.connection()) : null;
-    if (g != null) {
+  boolean request(HttpServerRequest req, boolean closeAfter) {
+    boolean http1 = req.version() != HttpVersion.HTTP_2;
+    Guard g = enabled() || http1 ? guardFor(req.connection()) : null;
+    if (g != null && http1) {
+      HttpServerResponse previous = g.previous;
+      if (previous != null && saidClose(previous)) {
+        g.cancel();
+        g.stopTimer();
+        g.disabled = true;
+        req.connection().close();
+        return false;
+      }
+      g.previous = req.response();
+    }
+    if (g != null && enabled()) {
       g.seenRequest = true;
       g.cancel();
-      if (req.version() == HttpVersion.HTTP_2) {
+      if (!http1) {
         g.disabled = true; // HTTP/2 streams: flow control and the idle timeout apply
       }
-      if (g.disabled) {
-        g = null;
-      } else {
-        g.inFlight++;
-      }
+    }
+    if (g != null && (g.disabled || !enabled())) {
+      g = null;
+    } else if (g != null) {
+      g.inFlight++;
     }
     if (g == null && !closeAfter) {
-      return;
+      return true;
     }
     Guard guard = g;
     req.response()
@@ -120,6 +145,11 @@ final class RequestHeaderTimeouts {
                 guard.arm(keepAliveMillis > 0 ? keepAliveMillis : firstMillis);
               }
             });
+    return true;
+  }
+
+  private static boolean saidClose(HttpServerResponse response) {
+    return response.headers().contains(HttpHeaders.CONNECTION, HttpHeaders.CLOSE, true);
   }
 
   /** Connections being watched now (for tests and metrics). */
@@ -131,6 +161,10 @@ final class RequestHeaderTimeouts {
     final HttpConnection connection;
     int inFlight;
     boolean seenRequest;
+
+    /** The response to the connection's last HTTP/1.x request (one at a time, even pipelined). */
+    HttpServerResponse previous;
+
     boolean disabled;
 
     /** System.nanoTime() by which a request header must be complete; meaningful while armed. */

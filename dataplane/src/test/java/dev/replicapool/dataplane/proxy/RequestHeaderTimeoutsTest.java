@@ -10,13 +10,16 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The lazy timer of {@link RequestHeaderTimeouts}: a deadline set after the pending timer is kept
  * by setting the timer again when it fires early, and a deadline set before it is not delayed by
- * it. A server with h2c off, as ListenerManager wires it, and a raw socket as the client.
+ * it; and no request is processed behind a response that said {@code Connection: close}. A server
+ * with h2c off, as ListenerManager wires it, and a raw socket as the client.
  */
 class RequestHeaderTimeoutsTest {
   Vertx vertx = Vertx.vertx();
@@ -38,6 +41,60 @@ class RequestHeaderTimeoutsTest {
                   req.response().end("ok");
                 });
     return s.listen(0, "127.0.0.1").await().actualPort();
+  }
+
+  /**
+   * A server that records the path of every request it processes and answers {@code /close} with
+   * {@code Connection: close}, as the proxy's refusals do.
+   */
+  int recordingServer(List<String> processed) {
+    RequestHeaderTimeouts timeouts = new RequestHeaderTimeouts(vertx, 10_000, 10_000);
+    HttpServer s =
+        vertx
+            .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
+            .connectionHandler(timeouts::connected)
+            .requestHandler(
+                req -> {
+                  if (!timeouts.request(req, false)) {
+                    return;
+                  }
+                  processed.add(req.path());
+                  if (req.path().equals("/close")) {
+                    req.response().putHeader("connection", "close");
+                  }
+                  req.response().end("ok");
+                });
+    return s.listen(0, "127.0.0.1").await().actualPort();
+  }
+
+  /** Sends the requests in one write (pipelined) and reads until the server closes. */
+  static String pipeline(int port, String... paths) throws IOException {
+    StringBuilder requests = new StringBuilder();
+    for (String p : paths) {
+      requests.append("GET ").append(p).append(" HTTP/1.1\r\nHost: t\r\n\r\n");
+    }
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(5_000);
+      s.getOutputStream().write(requests.toString().getBytes(StandardCharsets.ISO_8859_1));
+      s.shutdownOutput();
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  @Test
+  void pipelinedRequestsAreProcessedInOrder() throws Exception {
+    List<String> processed = new CopyOnWriteArrayList<>();
+    String answers = pipeline(recordingServer(processed), "/a", "/b", "/c");
+    assertThat(processed).containsExactly("/a", "/b", "/c");
+    assertThat(answers.split("HTTP/1.1 200", -1)).hasSize(4);
+  }
+
+  @Test
+  void noRequestIsProcessedBehindAResponseThatSaidClose() throws Exception {
+    List<String> processed = new CopyOnWriteArrayList<>();
+    String answers = pipeline(recordingServer(processed), "/a", "/close", "/hidden", "/hidden2");
+    assertThat(processed).containsExactly("/a", "/close");
+    assertThat(answers.split("HTTP/1.1 200", -1)).hasSize(3);
   }
 
   static void get(Socket s) throws IOException {
@@ -104,7 +161,7 @@ class RequestHeaderTimeoutsTest {
     try (Socket s = new Socket("127.0.0.1", port)) {
       for (int i = 0; i < 10; i++) {
         get(s);
-        Thread.sleep(100);
+        Thread.sleep(100); // the client's pace between requests (the stimulus), not a wait
       }
       get(s); // still the same connection, past its first deadline
       assertThat(millisToClose(s, 5_000)).isBetween(500L, 4_000L);
