@@ -241,6 +241,13 @@ public final class ConfigStore implements SnapshotApplier {
                 return Future.failedFuture("routing table changed concurrently");
               }
               firstApplied = true;
+              // Only now may the members the new routers share with the old ones change weight.
+              for (String pool : change.pools()) {
+                PoolRuntime installed = change.next().pool(pool);
+                if (installed != null) {
+                  installed.router().activate();
+                }
+              }
               for (TableObserver o : observers) {
                 o.installed(change);
               }

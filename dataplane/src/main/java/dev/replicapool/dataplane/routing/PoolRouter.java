@@ -56,6 +56,11 @@ public final class PoolRouter {
   private final Events events;
   private final Object lock;
 
+  /** Carried-over members and their new snapshot, until {@link #activate()}; under lock. */
+  private List<MemberSnapshot> pendingMembers;
+
+  private List<Endpoint> pendingEndpoints;
+
   private PoolRouter(
       String pool,
       Settings settings,
@@ -93,29 +98,55 @@ public final class PoolRouter {
       }
     }
     List<Endpoint> endpoints = new ArrayList<>(members.size());
+    List<MemberSnapshot> carried = new ArrayList<>();
+    List<Endpoint> carriedEndpoints = new ArrayList<>();
     long now = clock.getAsLong();
-    synchronized (lock) {
-      for (MemberSnapshot m : members) {
-        Endpoint e = old.get(m.address());
-        if (e != null) {
-          e.update(m.weight(), m.state());
-        } else {
-          e =
-              new Endpoint(
-                  m.host(),
-                  m.port(),
-                  m.weight(),
-                  m.state(),
-                  new PeakEwma(settings.ewmaTauMillis(), settings.defaultLatencyMillis(), now));
-        }
-        endpoints.add(e);
+    for (MemberSnapshot m : members) {
+      Endpoint e = old.get(m.address());
+      if (e != null) {
+        // Shared with the live router: its new weight and state wait for activate().
+        carried.add(m);
+        carriedEndpoints.add(e);
+      } else {
+        e =
+            new Endpoint(
+                m.host(),
+                m.port(),
+                m.weight(),
+                m.state(),
+                new PeakEwma(settings.ewmaTauMillis(), settings.defaultLatencyMillis(), now));
       }
+      endpoints.add(e);
     }
     Balancer balancer =
         settings.policy() == RoutingPolicy.Adaptive
             ? new PowerOfTwoChoices(random)
             : new SmoothWeightedRoundRobin();
-    return new PoolRouter(pool, settings, List.copyOf(endpoints), balancer, clock, events, lock);
+    PoolRouter router =
+        new PoolRouter(pool, settings, List.copyOf(endpoints), balancer, clock, events, lock);
+    router.pendingMembers = carried;
+    router.pendingEndpoints = carriedEndpoints;
+    return router;
+  }
+
+  /**
+   * Gives the members carried over from the previous router their new weight and state. Called once
+   * the router is installed: until then the previous router still routes with these very {@link
+   * Endpoint}s, and a snapshot that is refused (a port that will not bind) must leave them as they
+   * were. Idempotent.
+   */
+  public void activate() {
+    synchronized (lock) {
+      List<MemberSnapshot> members = pendingMembers;
+      if (members == null) {
+        return;
+      }
+      for (int i = 0; i < members.size(); i++) {
+        pendingEndpoints.get(i).update(members.get(i).weight(), members.get(i).state());
+      }
+      pendingMembers = null;
+      pendingEndpoints = null;
+    }
   }
 
   public String pool() {

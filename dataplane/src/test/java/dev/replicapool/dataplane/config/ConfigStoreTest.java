@@ -86,7 +86,7 @@ class ConfigStoreTest {
           @Override
           public Future<Void> prepare(TableObserver.Change change) {
             calls.add("prepare");
-            return change.next().pool("a/busy") != null
+            return change.next().poolForPort(18080) != null
                 ? Future.failedFuture("port 18080 is in use")
                 : Future.succeededFuture();
           }
@@ -106,7 +106,17 @@ class ConfigStoreTest {
         .isEqualTo("port 18080 is in use");
     assertThat(store.table().pool("a/busy")).isNull();
     assertThat(calls).containsExactly("prepare", "installed", "prepare", "abort");
-    store.remove("a/ok", 2).await();
+    // A refused snapshot changes nothing live, not even the weight of a member it shares.
+    var live = store.table().pool("a/ok").router().endpoints().get(0);
+    assertThat(failure(store.apply(snapshot("a/ok", 2, List.of(), 18080, m(1, 0.25)))))
+        .isEqualTo("port 18080 is in use");
+    assertThat(store.table().pool("a/ok").version()).isEqualTo(1);
+    assertThat(live.weight()).isEqualTo(1.0);
+    store.apply(snapshot("a/ok", 3, List.of(), null, m(1, 0.25))).await();
+    assertThat(store.table().pool("a/ok").router().endpoints().get(0)).isSameAs(live);
+    assertThat(live.weight()).isEqualTo(0.25);
+    calls.clear();
+    store.remove("a/ok", 4).await();
     assertThat(store.table().pools()).isEmpty();
   }
 

@@ -151,6 +151,9 @@ class OutlierDetectionTest {
             clock,
             new Random(1),
             PoolRouter.Events.NONE);
+    // Built but not installed: the live router's k2 keeps its weight.
+    assertThat(r1.view().get(1).weight()).isEqualTo(1.0);
+    r2.activate();
     assertThat(r2.view())
         .extracting(PoolRouter.MemberView::address, PoolRouter.MemberView::ejected)
         .containsExactly(

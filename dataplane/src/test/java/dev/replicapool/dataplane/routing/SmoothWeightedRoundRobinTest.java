@@ -145,6 +145,7 @@ class SmoothWeightedRoundRobinTest {
             clock,
             new java.util.Random(1),
             PoolRouter.Events.NONE);
+    r2.activate();
     assertThat(r2.endpoints().get(0)).isSameAs(r1.endpoints().get(0));
     assertThat(picks(r2, 2)).containsExactly("k2", "k3");
   }
