@@ -80,6 +80,8 @@ public final class DataPlane {
             System::nanoTime);
     store.addObserver(listeners);
     store.addObserver(metrics);
+    metrics.clientConnections(
+        listeners::openClientConnections, listeners::refusedClientConnections);
     this.admin =
         new AdminServer(
             vertx, config.adminHost(), config.adminPort(), this::status, metrics, store::ready);

@@ -41,6 +41,8 @@ public final class DataPlaneArgs {
         --h2c on|off                    plain-text ports also take HTTP/2 with prior knowledge
                                         (default on; off lets the header timeout bound the first
                                         request of a connection too)
+        --max-client-connections N      client connections open at once, all traffic ports together;
+                                        one more is closed at once (default 10000, 0 no limit)
         --drain-seconds N               on SIGTERM, in-flight requests get this long (default 10)
         --instances N                   event loops serving each port (default: CPU count)
       Each flag may be given as an environment variable: --token-file -> REPLICAPOOL_TOKEN_FILE.
@@ -65,6 +67,7 @@ public final class DataPlaneArgs {
           "request-header-timeout-ms",
           "client-idle-timeout-seconds",
           "h2c",
+          "max-client-connections",
           "drain-seconds",
           "instances");
 
@@ -194,6 +197,10 @@ public final class DataPlaneArgs {
                     0,
                     3_600_000))
             .withH2c(onOff(values, "h2c", d.h2c()))
+            .withMaxClientConnections(
+                (int)
+                    number(
+                        values, "max-client-connections", d.maxClientConnections(), 0, 10_000_000))
             .withDrainMillis(
                 1000 * number(values, "drain-seconds", d.drainMillis() / 1000, 0, 3600))
             .withInstances((int) number(values, "instances", d.instances(), 1, 256));

@@ -40,6 +40,8 @@ class ControlPlaneResilienceIT extends DataPlaneTestBase {
     assertThat(adminGet("/metrics").body())
         .contains("replicapool_snapshot_version{pool=\"shop/tracking\"} " + (double) s.version())
         .contains("replicapool_control_plane_connected 1.0")
+        .contains("replicapool_client_connections ")
+        .contains("replicapool_client_connections_refused_total 0.0")
         .doesNotContain(TOKEN);
     sequential(dp.trafficPort(), HOST, 3);
     assertThat(adminGet("/metrics").body())

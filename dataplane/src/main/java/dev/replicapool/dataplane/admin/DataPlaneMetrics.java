@@ -7,6 +7,7 @@ import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
@@ -28,6 +29,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -88,6 +91,20 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     this.table = table;
     Gauge.builder("replicapool.control.plane.connected", controlPlaneConnected, AtomicInteger::get)
         .description("1 while the stream to the operator is open")
+        .register(registry);
+  }
+
+  /**
+   * The client connections of the traffic ports: open now, and closed because the limit was reached
+   * ({@code --max-client-connections}).
+   */
+  public void clientConnections(IntSupplier open, LongSupplier refused) {
+    Gauge.builder("replicapool.client.connections", open::getAsInt)
+        .description("client connections open on the traffic ports")
+        .register(registry);
+    FunctionCounter.builder(
+            "replicapool.client.connections.refused", refused, LongSupplier::getAsLong)
+        .description("client connections closed at once because --max-client-connections were open")
         .register(registry);
   }
 

@@ -72,7 +72,7 @@ public final class ListenerManager implements TableObserver {
   private final Supplier<RoutingTable> table;
   private final ProxyObserver observer;
   private final LongSupplier nanoClock;
-  private final RequestHeaderTimeouts headerTimeouts;
+  private final ClientConnections clientConnections;
   private Listener shared;
   private Listener sharedTls;
   private Listener pendingSharedTls;
@@ -99,11 +99,12 @@ public final class ListenerManager implements TableObserver {
     this.table = table;
     this.observer = observer;
     this.nanoClock = nanoClock;
-    this.headerTimeouts =
-        new RequestHeaderTimeouts(
+    this.clientConnections =
+        new ClientConnections(
             vertx,
             settings.requestHeaderTimeoutMillis(),
-            TimeUnit.SECONDS.toMillis(settings.clientIdleTimeoutSeconds()));
+            TimeUnit.SECONDS.toMillis(settings.clientIdleTimeoutSeconds()),
+            settings.maxClientConnections());
   }
 
   /** Binds the shared plain port. */
@@ -117,6 +118,16 @@ public final class ListenerManager implements TableObserver {
               log.info("traffic listening on {}:{}", settings.listenHost(), l.port);
               return null;
             });
+  }
+
+  /** Client connections open now, all traffic ports together. */
+  public int openClientConnections() {
+    return clientConnections.open();
+  }
+
+  /** Client connections closed because --max-client-connections were open, since start. */
+  public long refusedClientConnections() {
+    return clientConnections.refused();
   }
 
   public synchronized int trafficPort() {
@@ -322,7 +333,7 @@ public final class ListenerManager implements TableObserver {
                     upstreamOptions,
                     upstreamPool,
                     handler,
-                    headerTimeouts,
+                    clientConnections,
                     l,
                     settings.drainMillis()),
             new DeploymentOptions().setInstances(Math.max(1, settings.instances())))
@@ -354,7 +365,7 @@ public final class ListenerManager implements TableObserver {
     TrafficHandler traffic =
         new TrafficHandler(proxy, settings.maxBodyBytes(), observer, nanoClock);
     return req -> {
-      if (headerTimeouts.request(req, RequestChecks.mustClose(req))) {
+      if (clientConnections.request(req, RequestChecks.mustClose(req))) {
         traffic.handle(req);
       }
     };
@@ -418,7 +429,7 @@ public final class ListenerManager implements TableObserver {
     private final HttpClientOptions upstreamOptions;
     private final PoolOptions upstreamPool;
     private final Function<HttpClient, Handler<HttpServerRequest>> handler;
-    private final RequestHeaderTimeouts headerTimeouts;
+    private final ClientConnections clientConnections;
     private final Listener listener;
     private final long drainMillis;
     private HttpServer server;
@@ -429,7 +440,7 @@ public final class ListenerManager implements TableObserver {
         HttpClientOptions upstreamOptions,
         PoolOptions upstreamPool,
         Function<HttpClient, Handler<HttpServerRequest>> handler,
-        RequestHeaderTimeouts headerTimeouts,
+        ClientConnections clientConnections,
         Listener listener,
         long drainMillis) {
       this.options = new HttpServerOptions(options).setPort(port);
@@ -437,7 +448,7 @@ public final class ListenerManager implements TableObserver {
       this.upstreamOptions = upstreamOptions;
       this.upstreamPool = upstreamPool;
       this.handler = Objects.requireNonNull(handler);
-      this.headerTimeouts = headerTimeouts;
+      this.clientConnections = clientConnections;
       this.listener = listener;
       this.drainMillis = drainMillis;
     }
@@ -446,9 +457,7 @@ public final class ListenerManager implements TableObserver {
     public Future<?> start() {
       HttpClient upstream = vertx.createHttpClient(upstreamOptions, upstreamPool);
       server = vertx.createHttpServer(options).requestHandler(handler.apply(upstream));
-      if (headerTimeouts.enabled()) {
-        server.connectionHandler(headerTimeouts::connected);
-      }
+      server.connectionHandler(clientConnections::connected);
       return server.listen().onSuccess(listener.servers::add);
     }
 

@@ -24,6 +24,8 @@ package dev.replicapool.dataplane.proxy;
  *     {@code h2c} on, Vert.x hands a plain-text connection over only once its first request header
  *     is complete, so there it bounds the requests after the first one
  * @param h2c whether the plain-text ports also accept HTTP/2 with prior knowledge
+ * @param maxClientConnections client connections open at once, all traffic ports together; one
+ *     beyond is closed as soon as Vert.x hands it over (counted as refused); 0 means no limit
  * @param drainMillis how long stopping (SIGTERM, a removed dedicated port) waits for in-flight
  *     requests
  */
@@ -42,6 +44,7 @@ public record ProxySettings(
     int clientIdleTimeoutSeconds,
     long requestHeaderTimeoutMillis,
     boolean h2c,
+    int maxClientConnections,
     long drainMillis) {
 
   public static ProxySettings defaults() {
@@ -60,6 +63,7 @@ public record ProxySettings(
         120,
         10_000,
         true,
+        10_000,
         10_000);
   }
 
@@ -79,6 +83,7 @@ public record ProxySettings(
         clientIdleTimeoutSeconds,
         requestHeaderTimeoutMillis,
         h2c,
+        maxClientConnections,
         drainMillis);
   }
 
@@ -98,6 +103,7 @@ public record ProxySettings(
         clientIdleTimeoutSeconds,
         requestHeaderTimeoutMillis,
         h2c,
+        maxClientConnections,
         drainMillis);
   }
 
@@ -117,6 +123,7 @@ public record ProxySettings(
         clientIdleTimeoutSeconds,
         requestHeaderTimeoutMillis,
         h2c,
+        maxClientConnections,
         drainMillis);
   }
 
@@ -136,6 +143,7 @@ public record ProxySettings(
         clientIdleTimeoutSeconds,
         requestHeaderTimeoutMillis,
         h2c,
+        maxClientConnections,
         drainMillis);
   }
 
@@ -155,6 +163,7 @@ public record ProxySettings(
         clientIdleTimeoutSeconds,
         requestHeaderTimeoutMillis,
         h2c,
+        maxClientConnections,
         drainMillis);
   }
 
@@ -179,6 +188,7 @@ public record ProxySettings(
         idleSeconds,
         headerMillis,
         h2c,
+        maxClientConnections,
         drainMillis);
   }
 
@@ -199,6 +209,28 @@ public record ProxySettings(
         clientIdleTimeoutSeconds,
         requestHeaderTimeoutMillis,
         h2c,
+        maxClientConnections,
+        drainMillis);
+  }
+
+  /** At most this many client connections at once, all traffic ports together; 0: no limit. */
+  public ProxySettings withMaxClientConnections(int max) {
+    return new ProxySettings(
+        listenHost,
+        trafficPort,
+        tlsPort,
+        instances,
+        maxInitialLineLength,
+        maxHeaderSize,
+        maxBodyBytes,
+        upstreamConnectTimeoutMillis,
+        upstreamIdleTimeoutMillis,
+        upstreamKeepAliveSeconds,
+        maxConnectionsPerMember,
+        clientIdleTimeoutSeconds,
+        requestHeaderTimeoutMillis,
+        h2c,
+        max,
         drainMillis);
   }
 }

@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -10,18 +11,20 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lazy timer of {@link RequestHeaderTimeouts}: a deadline set after the pending timer is kept
- * by setting the timer again when it fires early, and a deadline set before it is not delayed by
- * it; and no request is processed behind a response that said {@code Connection: close}. A server
- * with h2c off, as ListenerManager wires it, and a raw socket as the client.
+ * {@link ClientConnections}: the connection limit; the lazy timer of the header timeouts: a
+ * deadline set after the pending timer is kept by setting the timer again when it fires early, and
+ * a deadline set before it is not delayed by it; and no request is processed behind a response that
+ * said {@code Connection: close}. A server with h2c off, as ListenerManager wires it, and a raw
+ * socket as the client.
  */
-class RequestHeaderTimeoutsTest {
+class ClientConnectionsTest {
   Vertx vertx = Vertx.vertx();
 
   @AfterEach
@@ -30,7 +33,7 @@ class RequestHeaderTimeoutsTest {
   }
 
   int server(long firstMillis, long keepAliveMillis) {
-    RequestHeaderTimeouts timeouts = new RequestHeaderTimeouts(vertx, firstMillis, keepAliveMillis);
+    ClientConnections timeouts = new ClientConnections(vertx, firstMillis, keepAliveMillis, 0);
     HttpServer s =
         vertx
             .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
@@ -48,7 +51,7 @@ class RequestHeaderTimeoutsTest {
    * {@code Connection: close}, as the proxy's refusals do.
    */
   int recordingServer(List<String> processed) {
-    RequestHeaderTimeouts timeouts = new RequestHeaderTimeouts(vertx, 10_000, 10_000);
+    ClientConnections timeouts = new ClientConnections(vertx, 10_000, 10_000, 0);
     HttpServer s =
         vertx
             .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
@@ -95,6 +98,43 @@ class RequestHeaderTimeoutsTest {
     String answers = pipeline(recordingServer(processed), "/a", "/close", "/hidden", "/hidden2");
     assertThat(processed).containsExactly("/a", "/close");
     assertThat(answers.split("HTTP/1.1 200", -1)).hasSize(3);
+  }
+
+  @Test
+  void connectionsBeyondTheLimitAreClosedAndCountedUntilOneCloses() throws Exception {
+    ClientConnections limited = new ClientConnections(vertx, 10_000, 10_000, 2);
+    int port =
+        vertx
+            .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
+            .connectionHandler(limited::connected)
+            .requestHandler(
+                req -> {
+                  if (limited.request(req, false)) {
+                    req.response().end("ok");
+                  }
+                })
+            .listen(0, "127.0.0.1")
+            .await()
+            .actualPort();
+    try (Socket a = new Socket("127.0.0.1", port);
+        Socket b = new Socket("127.0.0.1", port)) {
+      get(a);
+      get(b);
+      assertThat(limited.open()).isEqualTo(2);
+      try (Socket c = new Socket("127.0.0.1", port)) {
+        assertThat(millisToClose(c, 5_000)).isLessThan(4_000L);
+      }
+      assertThat(limited.refused()).isEqualTo(1);
+      get(a); // the admitted ones are served all along
+      b.close();
+      await().atMost(Duration.ofSeconds(5)).until(() -> limited.open() == 1);
+      try (Socket d = new Socket("127.0.0.1", port)) {
+        get(d);
+        assertThat(limited.open()).isEqualTo(2);
+      }
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> limited.open() == 0);
+    assertThat(limited.refused()).isEqualTo(1);
   }
 
   static void get(Socket s) throws IOException {

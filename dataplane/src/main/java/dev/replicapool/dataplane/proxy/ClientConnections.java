@@ -9,8 +9,26 @@ import io.vertx.core.http.HttpVersion;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
+ * The client connections of every traffic port: how many may be open, how long a request header may
+ * take, and when a connection must process no more requests. Every connection Vert.x hands over,
+ * and every request, passes here first ({@link #connected}, {@link #request}).
+ *
+ * <h2>Connection limit</h2>
+ *
+ * At most {@code maxConnections} client connections are open at once, all traffic ports together
+ * (HAProxy's {@code maxconn}, Envoy's listener connection limit); one more is closed as soon as
+ * Vert.x hands it over and counted in {@link #refused()}. Vert.x hands a TLS connection over after
+ * its handshake, a plain one at accept when h2c is off, and with h2c on only once its first request
+ * header is complete (it must see whether the request is an h2c upgrade): until then such a
+ * connection is bounded by the idle timeout between bytes and by the header size limit, not by this
+ * count.
+ *
+ * <h2>Request-header timeouts</h2>
+ *
  * Closes HTTP/1.x client connections that take too long to send a complete request header: a
  * slowloris client trickles header bytes to stay under the idle timeout, which every byte resets.
  * These limits are absolute, as HAProxy's {@code timeout http-request}:
@@ -24,61 +42,90 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>An HTTP/2 connection is left alone once its first request arrived (its streams have their own
- * flow control; the idle timeout applies). Vert.x hands a plain-text connection over at accept only
- * when h2c is off: with h2c on, it first waits for the first request header to be complete (to see
- * whether it is an h2c upgrade), so there the first request of a connection is bounded by the idle
- * timeout between bytes and by the header size limit only, and this guard bounds the requests after
- * it. TLS connections are handed over after the handshake (ALPN).
+ * flow control; the idle timeout applies). With h2c on, the first request of a plain-text
+ * connection is bounded by the idle timeout between bytes and by the header size limit only (see
+ * above), and this guard bounds the requests after it. TLS connections are handed over after the
+ * handshake (ALPN).
  *
- * <p>It also keeps RFC 9112 9.6 for HTTP/1.x: once a response said {@code Connection: close}, no
- * further request on that connection is processed (see {@link #request}).
+ * <h2>Connection: close</h2>
+ *
+ * RFC 9112 9.6 for HTTP/1.x: once a response said {@code Connection: close}, no further request on
+ * that connection is processed (see {@link #request}).
  *
  * <p>Each connection's guard is touched only on that connection's event loop; the map is shared by
- * the server instances of a port, hence concurrent.
+ * the server instances of every port, hence concurrent.
  *
  * <p>The guard's timer is lazy: a request only clears the deadline and the end of its response sets
  * a new one, and a timer that fires before its connection's deadline sets itself again for the time
  * left. On a kept-alive connection that is one timer per keep-alive period rather than a timer set
  * and cancelled for every request.
  */
-final class RequestHeaderTimeouts {
+final class ClientConnections {
   private final Vertx vertx;
   private final long firstMillis;
   private final long keepAliveMillis;
+  private final int maxConnections;
   private final Map<HttpConnection, Guard> guards = new ConcurrentHashMap<>();
+  private final AtomicInteger open = new AtomicInteger();
+  private final LongAdder refused = new LongAdder();
 
-  RequestHeaderTimeouts(Vertx vertx, long firstMillis, long keepAliveMillis) {
+  /**
+   * @param firstMillis request-header timeout of a new connection; 0 turns header timeouts off
+   * @param keepAliveMillis request-header timeout after a response (the client idle timeout)
+   * @param maxConnections client connections open at once; 0 means no limit
+   */
+  ClientConnections(Vertx vertx, long firstMillis, long keepAliveMillis, int maxConnections) {
     this.vertx = vertx;
     this.firstMillis = firstMillis;
     this.keepAliveMillis = keepAliveMillis;
+    this.maxConnections = maxConnections;
   }
 
   boolean enabled() {
     return firstMillis > 0;
   }
 
+  /** Client connections open now (handed over by Vert.x and not closed). */
+  int open() {
+    return open.get();
+  }
+
+  /** Connections closed because {@code maxConnections} were open, since start. */
+  long refused() {
+    return refused.sum();
+  }
+
   /** A new client connection, on its event loop. */
   void connected(HttpConnection connection) {
-    if (!enabled()) {
-      return;
-    }
     Guard g = guardFor(connection);
     // Vert.x may hand an HTTP/2 connection over after its first stream: then nothing to arm.
-    if (!g.seenRequest) {
+    if (g != null && enabled() && !g.seenRequest) {
       g.arm(firstMillis);
     }
   }
 
+  /**
+   * The connection's guard; the first call for a connection admits it, or closes it and returns
+   * null when {@code maxConnections} are open.
+   */
   private Guard guardFor(HttpConnection connection) {
     Guard g = guards.get(connection);
     if (g == null) {
+      if (open.incrementAndGet() > maxConnections && maxConnections > 0) {
+        open.decrementAndGet();
+        refused.increment();
+        connection.close();
+        return null;
+      }
       Guard created = new Guard(connection);
       guards.put(connection, created);
       connection.closeHandler(
           v -> {
             created.cancel();
             created.stopTimer();
-            guards.remove(connection);
+            if (guards.remove(connection) != null) {
+              open.decrementAndGet();
+            }
           });
       g = created;
     }
@@ -100,8 +147,11 @@ final class RequestHeaderTimeouts {
    */
   boolean request(HttpServerRequest req, boolean closeAfter) {
     boolean http1 = req.version() != HttpVersion.HTTP_2;
-    Guard g = enabled() || http1 ? guardFor(req.connection()) : null;
-    if (g != null && http1) {
+    Guard g = guardFor(req.connection());
+    if (g == null) {
+      return false; // refused: too many connections
+    }
+    if (http1) {
       HttpServerResponse previous = g.previous;
       if (previous != null && saidClose(previous)) {
         g.cancel();
@@ -112,16 +162,16 @@ final class RequestHeaderTimeouts {
       }
       g.previous = req.response();
     }
-    if (g != null && enabled()) {
+    if (enabled()) {
       g.seenRequest = true;
       g.cancel();
       if (!http1) {
         g.disabled = true; // HTTP/2 streams: flow control and the idle timeout apply
       }
     }
-    if (g != null && (g.disabled || !enabled())) {
+    if (g.disabled || !enabled()) {
       g = null;
-    } else if (g != null) {
+    } else {
       g.inFlight++;
     }
     if (g == null && !closeAfter) {
