@@ -4,7 +4,9 @@ import static dev.replicapool.dataplane.SnapshotBuilder.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -43,6 +45,33 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
       assertThat(c.get("NOBODY.example.", "/").status()).isEqualTo(404);
     }
     assertThat(k1.requests.get()).isZero();
+  }
+
+  /**
+   * A member address that is the proxy's own port: the forwarded request comes back with this data
+   * plane's Via and is answered 508 at once, instead of each pass opening one more upstream request
+   * until the upstream timeout. Members see the Via header.
+   */
+  @Test
+  void aMemberThatLeadsBackToTheProxyIs508NotALoop() throws Exception {
+    TestMember k1 = member("k1");
+    startDataPlane();
+    publish(
+        pool("shop/loop")
+            .hosts("loop.shop.example")
+            .members(new MemberSnapshot("127.0.0.1", dp.trafficPort(), 1.0, MemberState.Healthy)));
+    publish(pool("shop/ok").hosts("ok.shop.example").members(k1.snapshot(1)));
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      long start = System.nanoTime();
+      RawHttp.Response looped = c.get("loop.shop.example", "/");
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      assertThat(looped.status()).isEqualTo(508);
+      assertThat(looped.body()).contains("request loop").contains("shop/loop");
+      assertThat(millis).as("answered at once, not at a timeout").isLessThan(5_000L);
+      RawHttp.Response ok = c.get("ok.shop.example", "/");
+      assertThat(ok.status()).isEqualTo(200);
+    }
+    assertThat(k1.headersSeen.get(0).get("via")).startsWith("1.1 replicapool-");
   }
 
   @Test

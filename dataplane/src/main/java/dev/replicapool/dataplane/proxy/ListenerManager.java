@@ -73,6 +73,12 @@ public final class ListenerManager implements TableObserver {
   private final ProxyObserver observer;
   private final LongSupplier nanoClock;
   private final ClientConnections clientConnections;
+
+  /** This data plane's pseudonym in Via headers: random, so that no two processes share it. */
+  private final String viaName =
+      "replicapool-"
+          + java.util.HexFormat.of().toHexDigits(new java.security.SecureRandom().nextInt());
+
   private Listener shared;
   private Listener sharedTls;
   private Listener pendingSharedTls;
@@ -361,7 +367,8 @@ public final class ListenerManager implements TableObserver {
         HttpProxy.reverseProxy(new ProxyOptions().setSupportWebSocket(false), upstream)
             .origin(origin);
     proxy.addInterceptor(
-        new RoutingInterceptor(table, pool, origin, observer, nanoClock, settings.maxBodyBytes()));
+        new RoutingInterceptor(
+            table, pool, origin, observer, nanoClock, settings.maxBodyBytes(), viaName));
     TrafficHandler traffic =
         new TrafficHandler(proxy, settings.maxBodyBytes(), observer, nanoClock);
     return req -> {

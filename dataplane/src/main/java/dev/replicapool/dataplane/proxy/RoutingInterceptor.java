@@ -87,20 +87,29 @@ final class RoutingInterceptor implements ProxyInterceptor {
   private final ProxyObserver observer;
   private final LongSupplier nanoClock;
   private final long maxBodyBytes;
+  private final String viaName;
+  private final String via;
 
+  /**
+   * @param viaName this data plane's pseudonym in {@code Via} (RFC 9110 7.6.3), added to every
+   *     forwarded request; a request that already carries it has looped back and gets 508
+   */
   RoutingInterceptor(
       Supplier<RoutingTable> table,
       String dedicatedPool,
       MemberOriginProvider origin,
       ProxyObserver observer,
       LongSupplier nanoClock,
-      long maxBodyBytes) {
+      long maxBodyBytes,
+      String viaName) {
     this.table = table;
     this.dedicatedPool = dedicatedPool;
     this.origin = origin;
     this.observer = observer;
     this.nanoClock = nanoClock;
     this.maxBodyBytes = maxBodyBytes;
+    this.viaName = viaName;
+    this.via = "1.1 " + viaName;
   }
 
   @Override
@@ -124,8 +133,23 @@ final class RoutingInterceptor implements ProxyInterceptor {
                   : "no pool matches host " + RoutingTable.normalizeHost(authority.host());
       return local(ctx, ex, 404, why);
     }
+    if (loopedBack(sreq)) {
+      // A member address that leads back here (the proxy's own port, or a chain of data planes
+      // that closes): without this each pass opens one more upstream request, until connections
+      // or the upstream timeout run out.
+      return local(
+          ctx,
+          ex,
+          508,
+          "request loop: this request already passed this data plane (Via "
+              + viaName
+              + "); a member of pool "
+              + pool.name()
+              + " leads back to the proxy");
+    }
     try {
       prepareHeaders(preq, sreq, authority);
+      preq.headers().add("via", via);
       ex.bodyless = bodyless(sreq);
       // Errors of the client's side come here: from the response until vertx-http-proxy sends the
       // request (it then passes them on as the cause of a reset, see UpstreamRequest), from the
@@ -365,6 +389,18 @@ final class RoutingInterceptor implements ProxyInterceptor {
       return forward(ctx, ex, resend(ctx));
     }
     return local(ctx, ex, 502, ex.failureMessage);
+  }
+
+  private boolean loopedBack(HttpServerRequest sreq) {
+    if (!sreq.headers().contains("via")) {
+      return false;
+    }
+    for (String v : sreq.headers().getAll("via")) {
+      if (v.contains(viaName)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Future<ProxyResponse> local(ProxyContext ctx, Exchange ex, int status, String message) {
