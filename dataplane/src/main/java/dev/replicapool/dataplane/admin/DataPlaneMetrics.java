@@ -10,10 +10,13 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,7 +72,6 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   private final AtomicInteger controlPlaneConnected = new AtomicInteger();
   // Endpoint has identity equality: one entry per member object of the table.
   private final Map<Endpoint, Map<String, Meter>> memberMeters = new ConcurrentHashMap<>();
-  private final Map<String, List<Meter>> poolMeters = new ConcurrentHashMap<>();
   // Per pool, by status class (status / 100): looked up on every response without building a key.
   // The array is shared by the event loops: AtomicReferenceArray publishes a registered timer
   // safely to the others, where a plain array would not.
@@ -92,6 +94,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     Gauge.builder("replicapool.control.plane.connected", controlPlaneConnected, AtomicInteger::get)
         .description("1 while the stream to the operator is open")
         .register(registry);
+    registry.getPrometheusRegistry().register(new TableGauges());
   }
 
   /**
@@ -202,15 +205,14 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   @Override
   public void installed(TableObserver.Change change) {
     // Only the pools this swap changed: walking every pool on every swap made applying N pools
-    // O(N^2). Members leave first, so that a member that comes back under the same name gets a
-    // gauge of its own rather than the one about to be removed. The member maps change here (the
-    // proxy looks them up); the meters change in one task on the bookkeeping thread.
+    // O(N^2). Members leave first, so that a member that comes back under the same name gets
+    // meters of its own rather than those about to be removed. The member maps change here (the
+    // proxy looks them up); meters that must go are removed on the bookkeeping thread. Gauges
+    // are not touched at all: TableGauges reads them from the table at scrape time.
     RoutingTable previous = change.previous();
     RoutingTable next = change.next();
     List<Map<String, Meter>> goneMembers = new ArrayList<>();
     List<String> gonePools = new ArrayList<>();
-    List<String> pools = new ArrayList<>();
-    List<NewMember> newMembers = new ArrayList<>();
     for (String name : change.pools()) {
       PoolRuntime before = previous.pool(name);
       PoolRuntime now = next.pool(name);
@@ -224,7 +226,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
       for (Endpoint e : before.router().endpoints()) {
         if (!kept.contains(e)) {
           Map<String, Meter> gone = memberMeters.remove(e);
-          if (gone != null) {
+          if (gone != null && !gone.isEmpty()) {
             goneMembers.add(gone);
           }
         }
@@ -235,26 +237,19 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     }
     for (String name : change.pools()) {
       PoolRuntime now = next.pool(name);
-      if (now == null) {
-        continue;
-      }
-      pools.add(name);
-      for (Endpoint e : now.router().endpoints()) {
-        if (!memberMeters.containsKey(e)) {
-          Map<String, Meter> meters = new ConcurrentHashMap<>();
-          memberMeters.put(e, meters);
-          newMembers.add(new NewMember(name, e, meters));
+      if (now != null) {
+        for (Endpoint e : now.router().endpoints()) {
+          memberMeters.computeIfAbsent(e, k -> new ConcurrentHashMap<>());
         }
       }
+    }
+    if (goneMembers.isEmpty() && gonePools.isEmpty()) {
+      return;
     }
     bookkeeping.execute(
         () -> {
           goneMembers.forEach(m -> m.values().forEach(registry::remove));
           for (String name : gonePools) {
-            List<Meter> gauges = poolMeters.remove(name);
-            if (gauges != null) {
-              gauges.forEach(registry::remove);
-            }
             AtomicReferenceArray<Timer> timers = requestTimers.remove(name);
             if (timers != null) {
               for (int i = 0; i < timers.length(); i++) {
@@ -265,22 +260,8 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
             }
             removeByPool(retryCounters, name);
           }
-          pools.forEach(name -> poolMeters.computeIfAbsent(name, this::poolGauges));
-          for (NewMember m : newMembers) {
-            Endpoint e = m.endpoint();
-            m.meters()
-                .computeIfAbsent(
-                    "inflight",
-                    k ->
-                        Gauge.builder("replicapool.member.inflight", e, Endpoint::inflight)
-                            .description("Requests in flight on a member")
-                            .tags(Tags.of("pool", m.pool(), "member", e.address()))
-                            .register(registry));
-          }
         });
   }
-
-  private record NewMember(String pool, Endpoint endpoint, Map<String, Meter> meters) {}
 
   /** Stops the bookkeeping thread; meters stay as they are. */
   public void close() {
@@ -295,41 +276,54 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     }
   }
 
-  private List<Meter> poolGauges(String pool) {
-    List<Meter> gauges = new ArrayList<>();
-    gauges.add(
-        Gauge.builder(
-                "replicapool.snapshot.version",
-                table,
-                t -> {
-                  PoolRuntime p = t.get().pool(pool);
-                  return p == null ? Double.NaN : p.version();
-                })
-            .description("Version of the pool's snapshot this data plane serves")
-            .tag("pool", pool)
-            .register(registry));
-    gauges.add(
-        Gauge.builder(
-                "replicapool.ejected.members",
-                table,
-                t -> {
-                  PoolRuntime p = t.get().pool(pool);
-                  return p == null ? Double.NaN : p.router().ejectedCount();
-                })
-            .description("Members of the pool ejected by this data plane now")
-            .tag("pool", pool)
-            .register(registry));
-    gauges.add(
-        Gauge.builder(
-                "replicapool.routable.members",
-                table,
-                t -> {
-                  PoolRuntime p = t.get().pool(pool);
-                  return p == null ? Double.NaN : p.router().routableCount();
-                })
-            .description("Members of the pool that take requests now")
-            .tag("pool", pool)
-            .register(registry));
-    return gauges;
+  /**
+   * The gauges that follow the routing table, read from the live table at scrape time: per pool
+   * {@code replicapool_snapshot_version}, {@code replicapool_routable_members} and {@code
+   * replicapool_ejected_members}, per member {@code replicapool_member_inflight}. As Micrometer
+   * gauges they cost a registration and a removal per member on every push: 37 % of the data
+   * plane's CPU samples while 1,000 pools of new members arrived (docs/BENCHMARKS.md, item 6).
+   */
+  private final class TableGauges implements MultiCollector {
+    private static final String VERSION = "replicapool_snapshot_version";
+    private static final String ROUTABLE = "replicapool_routable_members";
+    private static final String EJECTED = "replicapool_ejected_members";
+    private static final String INFLIGHT = "replicapool_member_inflight";
+
+    @Override
+    public MetricSnapshots collect() {
+      GaugeSnapshot.Builder version =
+          GaugeSnapshot.builder()
+              .name(VERSION)
+              .help("Version of the pool's snapshot this data plane serves");
+      GaugeSnapshot.Builder routable =
+          GaugeSnapshot.builder().name(ROUTABLE).help("Members of the pool that take requests now");
+      GaugeSnapshot.Builder ejected =
+          GaugeSnapshot.builder()
+              .name(EJECTED)
+              .help("Members of the pool ejected by this data plane now");
+      GaugeSnapshot.Builder inflight =
+          GaugeSnapshot.builder().name(INFLIGHT).help("Requests in flight on a member");
+      for (PoolRuntime p : table.get().sortedPools().values()) {
+        Labels pool = Labels.of("pool", p.name());
+        version.dataPoint(point(p.version(), pool));
+        routable.dataPoint(point(p.router().routableCount(), pool));
+        ejected.dataPoint(point(p.router().ejectedCount(), pool));
+        for (Endpoint e : p.router().endpoints()) {
+          inflight.dataPoint(
+              point(e.inflight(), Labels.of("member", e.address(), "pool", p.name())));
+        }
+      }
+      return MetricSnapshots.of(
+          version.build(), routable.build(), ejected.build(), inflight.build());
+    }
+
+    @Override
+    public List<String> getPrometheusNames() {
+      return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT);
+    }
+
+    private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, Labels labels) {
+      return GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).labels(labels).build();
+    }
   }
 }
