@@ -8,10 +8,12 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.testing.OnEventLoop;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
@@ -210,22 +212,17 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
             .setPort(80)
             .setURI("/track/1");
     // Read each body in the same chain: a response awaited first may be gone before body().
-    record Answer(HttpVersion version, int status, String replica, String body) {}
+    record Answer(HttpVersion version, int status, String replica, String body) {
+      static Future<Answer> read(HttpClientResponse r) {
+        return r.body()
+            .map(
+                b ->
+                    new Answer(
+                        r.version(), r.statusCode(), r.getHeader("x-replica"), b.toString()));
+      }
+    }
     Answer r1 =
-        loop.call(
-                () ->
-                    h2.request(get)
-                        .compose(req -> req.send())
-                        .compose(
-                            r ->
-                                r.body()
-                                    .map(
-                                        b ->
-                                            new Answer(
-                                                r.version(),
-                                                r.statusCode(),
-                                                r.getHeader("x-replica"),
-                                                b.toString()))))
+        loop.call(() -> h2.request(get).compose(req -> req.send()).compose(Answer::read))
             .await(10, TimeUnit.SECONDS);
     assertThat(r1.version()).isEqualTo(HttpVersion.HTTP_2);
     assertThat(r1.status()).isEqualTo(200);
@@ -237,16 +234,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
                 () ->
                     h2.request(new RequestOptions(get).setMethod(HttpMethod.POST).setURI("/upload"))
                         .compose(req -> req.send(Buffer.buffer("over h2c")))
-                        .compose(
-                            r ->
-                                r.body()
-                                    .map(
-                                        b ->
-                                            new Answer(
-                                                r.version(),
-                                                r.statusCode(),
-                                                r.getHeader("x-replica"),
-                                                b.toString()))))
+                        .compose(Answer::read))
             .await(10, TimeUnit.SECONDS);
     assertThat(r2.status()).isEqualTo(200);
     assertThat(r2.body()).contains("k1");
@@ -263,16 +251,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
                                     .write("part one, ")
                                     .compose(v -> req.end("part two"))
                                     .compose(v -> req.response()))
-                        .compose(
-                            r ->
-                                r.body()
-                                    .map(
-                                        b ->
-                                            new Answer(
-                                                r.version(),
-                                                r.statusCode(),
-                                                r.getHeader("x-replica"),
-                                                b.toString()))))
+                        .compose(Answer::read))
             .await(10, TimeUnit.SECONDS);
     assertThat(r3.status()).isEqualTo(200);
     assertThat(k1.bodiesSeen).contains("part one, part two");

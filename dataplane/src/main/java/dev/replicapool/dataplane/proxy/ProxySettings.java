@@ -68,103 +68,38 @@ public record ProxySettings(
   }
 
   public ProxySettings withListen(String host, int trafficPort, int tlsPort) {
-    return new ProxySettings(
-        host,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.listenHost = host;
+    e.trafficPort = trafficPort;
+    e.tlsPort = tlsPort;
+    return e.build();
   }
 
   public ProxySettings withLimits(int maxInitialLineLength, int maxHeaderSize, long maxBodyBytes) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.maxInitialLineLength = maxInitialLineLength;
+    e.maxHeaderSize = maxHeaderSize;
+    e.maxBodyBytes = maxBodyBytes;
+    return e.build();
   }
 
   public ProxySettings withUpstreamTimeouts(int connectMillis, long idleMillis) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        connectMillis,
-        idleMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.upstreamConnectTimeoutMillis = connectMillis;
+    e.upstreamIdleTimeoutMillis = idleMillis;
+    return e.build();
   }
 
   public ProxySettings withInstances(int instances) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.instances = instances;
+    return e.build();
   }
 
   public ProxySettings withDrainMillis(long drainMillis) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.drainMillis = drainMillis;
+    return e.build();
   }
 
   /**
@@ -173,64 +108,86 @@ public record ProxySettings(
    * @param headerMillis time to complete the first request header of a connection; 0 turns it off
    */
   public ProxySettings withClientTimeouts(int idleSeconds, long headerMillis) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        idleSeconds,
-        headerMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.clientIdleTimeoutSeconds = idleSeconds;
+    e.requestHeaderTimeoutMillis = headerMillis;
+    return e.build();
   }
 
   /** Whether plain-text ports also speak HTTP/2 with prior knowledge (h2c). */
   public ProxySettings withH2c(boolean h2c) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        maxClientConnections,
-        drainMillis);
+    Editor e = edit();
+    e.h2c = h2c;
+    return e.build();
   }
 
   /** At most this many client connections at once, all traffic ports together; 0: no limit. */
   public ProxySettings withMaxClientConnections(int max) {
-    return new ProxySettings(
-        listenHost,
-        trafficPort,
-        tlsPort,
-        instances,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxBodyBytes,
-        upstreamConnectTimeoutMillis,
-        upstreamIdleTimeoutMillis,
-        upstreamKeepAliveSeconds,
-        maxConnectionsPerMember,
-        clientIdleTimeoutSeconds,
-        requestHeaderTimeoutMillis,
-        h2c,
-        max,
-        drainMillis);
+    Editor e = edit();
+    e.maxClientConnections = max;
+    return e.build();
+  }
+
+  private Editor edit() {
+    return new Editor(this);
+  }
+
+  /** A mutable copy, so that each {@code with} method names only what it changes. */
+  private static final class Editor {
+    String listenHost;
+    int trafficPort;
+    int tlsPort;
+    int instances;
+    int maxInitialLineLength;
+    int maxHeaderSize;
+    long maxBodyBytes;
+    int upstreamConnectTimeoutMillis;
+    long upstreamIdleTimeoutMillis;
+    int upstreamKeepAliveSeconds;
+    int maxConnectionsPerMember;
+    int clientIdleTimeoutSeconds;
+    long requestHeaderTimeoutMillis;
+    boolean h2c;
+    int maxClientConnections;
+    long drainMillis;
+
+    Editor(ProxySettings s) {
+      listenHost = s.listenHost;
+      trafficPort = s.trafficPort;
+      tlsPort = s.tlsPort;
+      instances = s.instances;
+      maxInitialLineLength = s.maxInitialLineLength;
+      maxHeaderSize = s.maxHeaderSize;
+      maxBodyBytes = s.maxBodyBytes;
+      upstreamConnectTimeoutMillis = s.upstreamConnectTimeoutMillis;
+      upstreamIdleTimeoutMillis = s.upstreamIdleTimeoutMillis;
+      upstreamKeepAliveSeconds = s.upstreamKeepAliveSeconds;
+      maxConnectionsPerMember = s.maxConnectionsPerMember;
+      clientIdleTimeoutSeconds = s.clientIdleTimeoutSeconds;
+      requestHeaderTimeoutMillis = s.requestHeaderTimeoutMillis;
+      h2c = s.h2c;
+      maxClientConnections = s.maxClientConnections;
+      drainMillis = s.drainMillis;
+    }
+
+    ProxySettings build() {
+      return new ProxySettings(
+          listenHost,
+          trafficPort,
+          tlsPort,
+          instances,
+          maxInitialLineLength,
+          maxHeaderSize,
+          maxBodyBytes,
+          upstreamConnectTimeoutMillis,
+          upstreamIdleTimeoutMillis,
+          upstreamKeepAliveSeconds,
+          maxConnectionsPerMember,
+          clientIdleTimeoutSeconds,
+          requestHeaderTimeoutMillis,
+          h2c,
+          maxClientConnections,
+          drainMillis);
+    }
   }
 }

@@ -3,9 +3,11 @@ package dev.replicapool.dataplane.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -32,18 +34,28 @@ class ClientConnectionsTest {
     vertx.close().await();
   }
 
-  int server(long firstMillis, long keepAliveMillis) {
-    ClientConnections timeouts = new ClientConnections(vertx, firstMillis, keepAliveMillis, 0);
+  /**
+   * A server with h2c off, as ListenerManager wires it: every connection and request passes {@code
+   * connections} first; admitted requests go to {@code handler}.
+   */
+  int serve(ClientConnections connections, Handler<HttpServerRequest> handler) {
     HttpServer s =
         vertx
             .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
-            .connectionHandler(timeouts::connected)
+            .connectionHandler(connections::connected)
             .requestHandler(
                 req -> {
-                  timeouts.request(req, false);
-                  req.response().end("ok");
+                  if (connections.request(req, false)) {
+                    handler.handle(req);
+                  }
                 });
     return s.listen(0, "127.0.0.1").await().actualPort();
+  }
+
+  int server(long firstMillis, long keepAliveMillis) {
+    return serve(
+        new ClientConnections(vertx, firstMillis, keepAliveMillis, 0),
+        req -> req.response().end("ok"));
   }
 
   /**
@@ -51,23 +63,15 @@ class ClientConnectionsTest {
    * {@code Connection: close}, as the proxy's refusals do.
    */
   int recordingServer(List<String> processed) {
-    ClientConnections timeouts = new ClientConnections(vertx, 10_000, 10_000, 0);
-    HttpServer s =
-        vertx
-            .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
-            .connectionHandler(timeouts::connected)
-            .requestHandler(
-                req -> {
-                  if (!timeouts.request(req, false)) {
-                    return;
-                  }
-                  processed.add(req.path());
-                  if (req.path().equals("/close")) {
-                    req.response().putHeader("connection", "close");
-                  }
-                  req.response().end("ok");
-                });
-    return s.listen(0, "127.0.0.1").await().actualPort();
+    return serve(
+        new ClientConnections(vertx, 10_000, 10_000, 0),
+        req -> {
+          processed.add(req.path());
+          if (req.path().equals("/close")) {
+            req.response().putHeader("connection", "close");
+          }
+          req.response().end("ok");
+        });
   }
 
   /** Sends the requests in one write (pipelined) and reads until the server closes. */
@@ -103,19 +107,7 @@ class ClientConnectionsTest {
   @Test
   void connectionsBeyondTheLimitAreClosedAndCountedUntilOneCloses() throws Exception {
     ClientConnections limited = new ClientConnections(vertx, 10_000, 10_000, 2);
-    int port =
-        vertx
-            .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
-            .connectionHandler(limited::connected)
-            .requestHandler(
-                req -> {
-                  if (limited.request(req, false)) {
-                    req.response().end("ok");
-                  }
-                })
-            .listen(0, "127.0.0.1")
-            .await()
-            .actualPort();
+    int port = serve(limited, req -> req.response().end("ok"));
     try (Socket a = new Socket("127.0.0.1", port);
         Socket b = new Socket("127.0.0.1", port)) {
       get(a);
