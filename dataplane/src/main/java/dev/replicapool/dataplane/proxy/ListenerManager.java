@@ -462,7 +462,16 @@ public final class ListenerManager implements TableObserver {
 
     @Override
     public Future<?> start() {
-      HttpClient upstream = vertx.createHttpClient(upstreamOptions, upstreamPool);
+      HttpClient upstream =
+          vertx
+              .httpClientBuilder()
+              .with(upstreamOptions)
+              .with(upstreamPool)
+              // A member that resets a connection fails the attempt on it (retried, counted,
+              // ejected): without a handler Vert.x also logs every reset at ERROR.
+              .withConnectHandler(
+                  c -> c.exceptionHandler(e -> log.debug("member connection: {}", e.toString())))
+              .build();
       server = vertx.createHttpServer(options).requestHandler(handler.apply(upstream));
       server.connectionHandler(clientConnections::connected);
       return server.listen().onSuccess(listener.servers::add);

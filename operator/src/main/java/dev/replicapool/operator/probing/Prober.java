@@ -157,18 +157,25 @@ public final class Prober implements AutoCloseable {
     this.options = Objects.requireNonNull(options);
     this.context = vertx.getOrCreateContext();
     this.client =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setKeepAlive(true)
-                .setKeepAliveTimeout(KEEP_ALIVE_SECONDS)
-                .setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
-                .setTcpNoDelay(true)
-                .setDecompressionSupported(false),
+        vertx
+            .httpClientBuilder()
+            .with(
+                new HttpClientOptions()
+                    .setKeepAlive(true)
+                    .setKeepAliveTimeout(KEEP_ALIVE_SECONDS)
+                    .setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
+                    .setTcpNoDelay(true)
+                    .setDecompressionSupported(false))
             // One connection per origin, on the event loop that asks for it (the prober's): a
             // probe never opens a second connection while a slow connect is still pending, so
             // 10,000 members hold 10,000 sockets at most. The same address in two pools shares
             // it, one probe after the other.
-            new PoolOptions().setHttp1MaxSize(1).setEventLoopSize(0));
+            .with(new PoolOptions().setHttp1MaxSize(1).setEventLoopSize(0))
+            // A member that resets or drops a connection is a failed probe, reported as such:
+            // without a handler Vert.x also logs each one at ERROR (every interval, per member).
+            .withConnectHandler(
+                c -> c.exceptionHandler(e -> LOG.debug("probe connection {}: {}", c, e.toString())))
+            .build();
     if (options.scheduling() == Scheduling.WHEEL) {
       this.wheel = new TimingWheel(options.tickMillis(), 4096, nowMillis());
       Handler<Long> tick = id -> wheel.advance(nowMillis());
