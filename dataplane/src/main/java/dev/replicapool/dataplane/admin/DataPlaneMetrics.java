@@ -46,7 +46,10 @@ import java.util.function.Supplier;
  *   <li>{@code replicapool_retries_total{pool,reason}}, {@code
  *       replicapool_ejections_total{pool,member}}, {@code replicapool_ejected_members{pool}};
  *   <li>{@code replicapool_member_inflight{pool,member}}, {@code
- *       replicapool_snapshot_version{pool}}, {@code replicapool_control_plane_connected}.
+ *       replicapool_snapshot_version{pool}}, {@code replicapool_routable_members{pool}} (read from
+ *       the table at scrape time, see {@link TableGauges});
+ *   <li>{@code replicapool_control_plane_connected}, {@code replicapool_client_connections}, {@code
+ *       replicapool_client_connections_refused_total}.
  * </ul>
  *
  * Meters of pools and members that leave the table are removed.
@@ -78,9 +81,10 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   private final Map<String, AtomicReferenceArray<Timer>> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> retryCounters = new ConcurrentHashMap<>();
 
-  // Registering or removing a meter costs microseconds, and a burst of snapshots can add and drop
-  // 10,000 member gauges: that bookkeeping runs here, in order, so that a table swap (and the ACK
-  // the operator waits for) never waits for it. A scrape sees new members' gauges a moment later.
+  // Removing a meter costs microseconds, and a burst of snapshots can drop the timers and counters
+  // of thousands of members: that runs here, in order, so that a table swap (and the ACK the
+  // operator waits for) never waits for it; scrapes run here too, after it. (Gauges need none of
+  // this: TableGauges reads them from the table.)
   private final ExecutorService bookkeeping =
       Executors.newSingleThreadExecutor(
           r -> {
