@@ -67,7 +67,8 @@ class ProberTest {
   @EnumSource(Scheduling.class)
   void healthyMemberSucceedsAtItsInterval(Scheduling scheduling) {
     MemberKey k = key("ok");
-    prober(scheduling).track(k, "127.0.0.1", server.port(), "/ok", 100, 50);
+    // A 90 ms timeout: a loaded CI machine's pause must not turn a local probe into a failure.
+    prober(scheduling).track(k, "127.0.0.1", server.port(), "/ok", 100, 90);
 
     await().atMost(Duration.ofSeconds(5)).until(() -> resultsOf(k).size() >= 11);
 
@@ -78,13 +79,14 @@ class ProberTest {
               assertThat(r.success()).isTrue();
               assertThat(r.statusCode()).isEqualTo(200);
               assertThat(r.error()).isNull();
-              assertThat(r.latencyMillis()).isBetween(0L, 50L);
+              assertThat(r.latencyMillis()).isBetween(0L, 90L);
               assertThat(r.pool()).isEqualTo("ns/pool");
               assertThat(r.address()).isEqualTo("ok");
             });
-    // Ten gaps between eleven results: the interval, not the latency, sets the pace.
+    // Ten gaps between eleven results: the interval, not the latency, sets the pace (missed
+    // rounds after a pause are skipped, so the span can only grow by a pause).
     long spanMillis = rs.get(10).at().toEpochMilli() - rs.get(0).at().toEpochMilli();
-    assertThat(spanMillis).isBetween(850L, 1_300L);
+    assertThat(spanMillis).isBetween(850L, 1_600L);
     assertThat(prober.stats().succeeded()).isGreaterThanOrEqualTo(11);
   }
 
@@ -134,7 +136,7 @@ class ProberTest {
               assertThat(r.success()).isFalse();
               assertThat(r.statusCode()).isEqualTo(-1);
               assertThat(r.error()).isEqualTo("timeout after 50ms");
-              assertThat(r.latencyMillis()).isBetween(50L, 150L);
+              assertThat(r.latencyMillis()).isBetween(50L, 400L); // the timeout, not the hang
             });
     // Each timed-out probe was reset: its connection closed, never more than one hanging.
     await().atMost(Duration.ofSeconds(2)).until(() -> server.closedConnections.get() >= 3);
