@@ -258,6 +258,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
     MultiMap streamed = k1.headersSeen.get(k1.headersSeen.size() - 1);
     assertThat(streamed.get("transfer-encoding")).isEqualTo("chunked");
     assertThat(k1.headersSeen.get(0).contains("transfer-encoding")).isFalse(); // the GET
+    assertThat(k1.headersSeen.get(0).get("via")).startsWith("2 replicapool-"); // received as h2
     assertThat(k1.bodiesSeen).contains("over h2c");
     h2.close().await(10, TimeUnit.SECONDS);
   }

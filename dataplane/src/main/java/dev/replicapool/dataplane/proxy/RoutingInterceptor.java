@@ -88,7 +88,9 @@ final class RoutingInterceptor implements ProxyInterceptor {
   private final LongSupplier nanoClock;
   private final long maxBodyBytes;
   private final String viaName;
-  private final String via;
+  private final String via11;
+  private final String via2;
+  private final String via10;
 
   /**
    * @param viaName this data plane's pseudonym in {@code Via} (RFC 9110 7.6.3), added to every
@@ -109,7 +111,10 @@ final class RoutingInterceptor implements ProxyInterceptor {
     this.nanoClock = nanoClock;
     this.maxBodyBytes = maxBodyBytes;
     this.viaName = viaName;
-    this.via = "1.1 " + viaName;
+    // Via names the protocol the request was received with (RFC 9110 7.6.3).
+    this.via11 = "1.1 " + viaName;
+    this.via2 = "2 " + viaName;
+    this.via10 = "1.0 " + viaName;
   }
 
   @Override
@@ -149,7 +154,14 @@ final class RoutingInterceptor implements ProxyInterceptor {
     }
     try {
       prepareHeaders(preq, sreq, authority);
-      preq.headers().add("via", via);
+      preq.headers()
+          .add(
+              "via",
+              switch (sreq.version()) {
+                case HTTP_2 -> via2;
+                case HTTP_1_0 -> via10;
+                default -> via11;
+              });
       ex.bodyless = bodyless(sreq);
       // Errors of the client's side come here: from the response until vertx-http-proxy sends the
       // request (it then passes them on as the cause of a reset, see UpstreamRequest), from the
