@@ -96,19 +96,9 @@ public final class ControlPlaneClient {
     }
 
     public Options withTrustPem(String pem) {
-      return new Options(
-          host,
-          port,
-          token,
-          node,
-          pem,
-          clientCertPem,
-          clientKeyPem,
-          initialBackoffMillis,
-          maxBackoffMillis,
-          jitter,
-          pingIntervalMillis,
-          connectTimeoutMillis);
+      Editor e = edit();
+      e.trustPem = pem;
+      return e.build();
     }
 
     /**
@@ -116,51 +106,74 @@ public final class ControlPlaneClient {
      * operator that requires client certificates; needs {@link #withTrustPem} too.
      */
     public Options withClientCertificate(String certPem, String keyPem) {
-      return new Options(
-          host,
-          port,
-          token,
-          node,
-          trustPem,
-          certPem,
-          keyPem,
-          initialBackoffMillis,
-          maxBackoffMillis,
-          jitter,
-          pingIntervalMillis,
-          connectTimeoutMillis);
+      Editor e = edit();
+      e.clientCertPem = certPem;
+      e.clientKeyPem = keyPem;
+      return e.build();
     }
 
     public Options withBackoff(long initialMillis, long maxMillis) {
-      return new Options(
-          host,
-          port,
-          token,
-          node,
-          trustPem,
-          clientCertPem,
-          clientKeyPem,
-          initialMillis,
-          maxMillis,
-          jitter,
-          pingIntervalMillis,
-          connectTimeoutMillis);
+      Editor e = edit();
+      e.initialBackoffMillis = initialMillis;
+      e.maxBackoffMillis = maxMillis;
+      return e.build();
     }
 
     public Options withPingInterval(long millis) {
-      return new Options(
-          host,
-          port,
-          token,
-          node,
-          trustPem,
-          clientCertPem,
-          clientKeyPem,
-          initialBackoffMillis,
-          maxBackoffMillis,
-          jitter,
-          millis,
-          connectTimeoutMillis);
+      Editor e = edit();
+      e.pingIntervalMillis = millis;
+      return e.build();
+    }
+
+    private Editor edit() {
+      return new Editor(this);
+    }
+
+    /** A mutable copy, so that each {@code with} method names only what it changes. */
+    private static final class Editor {
+      String host;
+      int port;
+      String token;
+      String node;
+      String trustPem;
+      String clientCertPem;
+      String clientKeyPem;
+      long initialBackoffMillis;
+      long maxBackoffMillis;
+      double jitter;
+      long pingIntervalMillis;
+      int connectTimeoutMillis;
+
+      Editor(Options c) {
+        host = c.host;
+        port = c.port;
+        token = c.token;
+        node = c.node;
+        trustPem = c.trustPem;
+        clientCertPem = c.clientCertPem;
+        clientKeyPem = c.clientKeyPem;
+        initialBackoffMillis = c.initialBackoffMillis;
+        maxBackoffMillis = c.maxBackoffMillis;
+        jitter = c.jitter;
+        pingIntervalMillis = c.pingIntervalMillis;
+        connectTimeoutMillis = c.connectTimeoutMillis;
+      }
+
+      Options build() {
+        return new Options(
+            host,
+            port,
+            token,
+            node,
+            trustPem,
+            clientCertPem,
+            clientKeyPem,
+            initialBackoffMillis,
+            maxBackoffMillis,
+            jitter,
+            pingIntervalMillis,
+            connectTimeoutMillis);
+      }
     }
 
     /** True when a client certificate is presented. */

@@ -82,18 +82,10 @@ public record OperatorConfig(
   }
 
   public OperatorConfig withPorts(int controlPlane, int admin) {
-    return new OperatorConfig(
-        namespaces,
-        controlPlaneHost,
-        controlPlane,
-        token,
-        tlsCertPem,
-        tlsKeyPem,
-        clientCaPem,
-        admin,
-        leaderElectionNamespace,
-        leaderIdentity,
-        exitOnLostLead);
+    Editor e = edit();
+    e.controlPlanePort = controlPlane;
+    e.adminPort = admin;
+    return e.build();
   }
 
   /**
@@ -101,48 +93,21 @@ public record OperatorConfig(
    * token; needs TLS (a certificate and key) on the control-plane port.
    */
   public OperatorConfig withClientCa(String pem) {
-    return new OperatorConfig(
-        namespaces,
-        controlPlaneHost,
-        controlPlanePort,
-        token,
-        tlsCertPem,
-        tlsKeyPem,
-        pem,
-        adminPort,
-        leaderElectionNamespace,
-        leaderIdentity,
-        exitOnLostLead);
+    Editor e = edit();
+    e.clientCaPem = pem;
+    return e.build();
   }
 
   public OperatorConfig withNamespaces(Set<String> watched) {
-    return new OperatorConfig(
-        watched,
-        controlPlaneHost,
-        controlPlanePort,
-        token,
-        tlsCertPem,
-        tlsKeyPem,
-        clientCaPem,
-        adminPort,
-        leaderElectionNamespace,
-        leaderIdentity,
-        exitOnLostLead);
+    Editor e = edit();
+    e.namespaces = watched;
+    return e.build();
   }
 
   public OperatorConfig withLeaderElection(String namespace) {
-    return new OperatorConfig(
-        namespaces,
-        controlPlaneHost,
-        controlPlanePort,
-        token,
-        tlsCertPem,
-        tlsKeyPem,
-        clientCaPem,
-        adminPort,
-        namespace,
-        leaderIdentity,
-        exitOnLostLead);
+    Editor e = edit();
+    e.leaderElectionNamespace = namespace;
+    return e.build();
   }
 
   /**
@@ -150,18 +115,58 @@ public record OperatorConfig(
    * in one JVM (tests), where losing the lead must not end the JVM.
    */
   public OperatorConfig withLeaderIdentity(String identity, boolean exitOnLostLead) {
-    return new OperatorConfig(
-        namespaces,
-        controlPlaneHost,
-        controlPlanePort,
-        token,
-        tlsCertPem,
-        tlsKeyPem,
-        clientCaPem,
-        adminPort,
-        leaderElectionNamespace,
-        identity,
-        exitOnLostLead);
+    Editor e = edit();
+    e.leaderIdentity = identity;
+    e.exitOnLostLead = exitOnLostLead;
+    return e.build();
+  }
+
+  private Editor edit() {
+    return new Editor(this);
+  }
+
+  /** A mutable copy, so that each {@code with} method names only what it changes. */
+  private static final class Editor {
+    Set<String> namespaces;
+    String controlPlaneHost;
+    int controlPlanePort;
+    String token;
+    String tlsCertPem;
+    String tlsKeyPem;
+    String clientCaPem;
+    int adminPort;
+    String leaderElectionNamespace;
+    String leaderIdentity;
+    boolean exitOnLostLead;
+
+    Editor(OperatorConfig c) {
+      namespaces = c.namespaces;
+      controlPlaneHost = c.controlPlaneHost;
+      controlPlanePort = c.controlPlanePort;
+      token = c.token;
+      tlsCertPem = c.tlsCertPem;
+      tlsKeyPem = c.tlsKeyPem;
+      clientCaPem = c.clientCaPem;
+      adminPort = c.adminPort;
+      leaderElectionNamespace = c.leaderElectionNamespace;
+      leaderIdentity = c.leaderIdentity;
+      exitOnLostLead = c.exitOnLostLead;
+    }
+
+    OperatorConfig build() {
+      return new OperatorConfig(
+          namespaces,
+          controlPlaneHost,
+          controlPlanePort,
+          token,
+          tlsCertPem,
+          tlsKeyPem,
+          clientCaPem,
+          adminPort,
+          leaderElectionNamespace,
+          leaderIdentity,
+          exitOnLostLead);
+    }
   }
 
   /** Says whether TLS and mutual TLS are on; never prints the token, keys or certificates. */
