@@ -81,6 +81,12 @@ class OperatorMainTest {
     assertThat(fromEnv.clientCaPem()).isEqualTo(CA);
   }
 
+  /** TLS flags that work, and {@code --client-ca} as given. */
+  OperatorConfig configWithClientCa(String clientCa) {
+    return config(
+        "--token-file", token, "--tls-cert", cert, "--tls-key", key, "--client-ca", clientCa);
+  }
+
   @Test
   void refusesTlsFlagsThatCannotWork() throws IOException {
     assertThatThrownBy(() -> config("--token-file", token, "--client-ca", ca))
@@ -94,31 +100,11 @@ class OperatorMainTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--tls-cert and --tls-key go together");
     String missing = dir.resolve("nope.crt").toString();
-    assertThatThrownBy(
-            () ->
-                config(
-                    "--token-file",
-                    token,
-                    "--tls-cert",
-                    cert,
-                    "--tls-key",
-                    key,
-                    "--client-ca",
-                    missing))
+    assertThatThrownBy(() -> configWithClientCa(missing))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--client-ca: cannot read " + missing);
     // A key given as the CA (flags swapped) is caught before the port opens.
-    assertThatThrownBy(
-            () ->
-                config(
-                    "--token-file",
-                    token,
-                    "--tls-cert",
-                    cert,
-                    "--tls-key",
-                    key,
-                    "--client-ca",
-                    key))
+    assertThatThrownBy(() -> configWithClientCa(key))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--client-ca: " + key + " holds no PEM certificate")
         .hasMessageNotContaining("MIGH");
