@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
+import dev.replicapool.api.wire.Pem;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import java.io.IOException;
@@ -270,7 +271,7 @@ public final class DataPlaneArgs {
       throws UsageException {
     String path = values.get(flag);
     String pem = read(flag, path);
-    if (!pem.contains("-----BEGIN ") || !pem.contains(kind + "-----")) {
+    if (!Pem.holds(pem, kind)) {
       throw new UsageException(
           "--" + flag + ": " + path + " holds no PEM " + kind.toLowerCase(Locale.ROOT));
     }

@@ -1,6 +1,7 @@
 package dev.replicapool.operator;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
+import dev.replicapool.api.wire.Pem;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -190,7 +191,7 @@ public final class OperatorMain {
   /** The PEM file the flag names; refuses one without a {@code -----BEGIN <kind>} block. */
   private static String pem(Map<String, String> flags, String flag, String kind) {
     String pem = readFlag(flags, flag);
-    if (!pem.contains("-----BEGIN ") || !pem.contains(kind + "-----")) {
+    if (!Pem.holds(pem, kind)) {
       throw new IllegalArgumentException(
           "--" + flag + ": " + flags.get(flag) + " holds no PEM " + kind.toLowerCase());
     }
