@@ -427,7 +427,9 @@ public final class ControlPlaneServer {
       log.warn(
           "refused a control-plane connection from {}{}: bad or no token",
           hs.remoteAddress(),
-          options.mutualTls() ? " (client certificate " + clientSubject(hs) + ")" : "");
+          options.mutualTls()
+              ? " (client certificate " + clientSubject(hs::peerCertificates) + ")"
+              : "");
       hs.reject(401);
       return;
     }
@@ -452,7 +454,8 @@ public final class ControlPlaneServer {
   }
 
   private void connected(ServerWebSocket ws) {
-    Connection c = new Connection(ws, options.mutualTls() ? clientSubject(ws) : null);
+    Connection c =
+        new Connection(ws, options.mutualTls() ? clientSubject(ws::peerCertificates) : null);
     ws.textMessageHandler(text -> onText(c, text));
     ws.binaryMessageHandler(b -> close(c, (short) 1003, "binary frames are not accepted"));
     ws.exceptionHandler(t -> log.debug("control-plane stream {}: {}", c.remote, t.toString()));
@@ -638,24 +641,19 @@ public final class ControlPlaneServer {
     return s.length() > MAX_ERROR_CHARS ? s.substring(0, MAX_ERROR_CHARS) + "..." : s;
   }
 
+  /** {@code peerCertificates()} of a WebSocket or of its handshake. */
+  private interface PeerCertificates {
+    List<Certificate> get() throws SSLPeerUnverifiedException;
+  }
+
   /** The subject of the peer's certificate, for the log; never throws. */
-  private static String clientSubject(ServerWebSocket ws) {
+  private static String clientSubject(PeerCertificates peer) {
+    List<Certificate> chain;
     try {
-      return subjectOf(ws.peerCertificates());
+      chain = peer.get();
     } catch (SSLPeerUnverifiedException | RuntimeException e) {
       return "(unavailable: " + e.getClass().getSimpleName() + ")";
     }
-  }
-
-  private static String clientSubject(ServerWebSocketHandshake hs) {
-    try {
-      return subjectOf(hs.peerCertificates());
-    } catch (SSLPeerUnverifiedException | RuntimeException e) {
-      return "(unavailable: " + e.getClass().getSimpleName() + ")";
-    }
-  }
-
-  private static String subjectOf(List<Certificate> chain) {
     if (chain != null && !chain.isEmpty() && chain.get(0) instanceof X509Certificate x) {
       String subject = x.getSubjectX500Principal().getName();
       return subject.isBlank() ? "(empty subject)" : sanitize(subject);

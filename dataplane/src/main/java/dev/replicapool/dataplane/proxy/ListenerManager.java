@@ -19,8 +19,10 @@ import io.vertx.core.net.KeyCertOptions;
 import io.vertx.core.net.ServerSSLOptions;
 import io.vertx.httpproxy.HttpProxy;
 import io.vertx.httpproxy.ProxyOptions;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -76,8 +78,7 @@ public final class ListenerManager implements TableObserver {
 
   /** This data plane's pseudonym in Via headers: random, so that no two processes share it. */
   private final String viaName =
-      "replicapool-"
-          + java.util.HexFormat.of().toHexDigits(new java.security.SecureRandom().nextInt());
+      "replicapool-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
 
   private Listener shared;
   private Listener sharedTls;

@@ -57,9 +57,9 @@ public final class PoolRouter {
   private final Object lock;
 
   /** Carried-over members and their new snapshot, until {@link #activate()}; under lock. */
-  private List<MemberSnapshot> pendingMembers;
+  private List<Carried> pending;
 
-  private List<Endpoint> pendingEndpoints;
+  private record Carried(Endpoint endpoint, MemberSnapshot next) {}
 
   private PoolRouter(
       String pool,
@@ -98,15 +98,13 @@ public final class PoolRouter {
       }
     }
     List<Endpoint> endpoints = new ArrayList<>(members.size());
-    List<MemberSnapshot> carried = new ArrayList<>();
-    List<Endpoint> carriedEndpoints = new ArrayList<>();
+    List<Carried> carried = new ArrayList<>();
     long now = clock.getAsLong();
     for (MemberSnapshot m : members) {
       Endpoint e = old.get(m.address());
       if (e != null) {
         // Shared with the live router: its new weight and state wait for activate().
-        carried.add(m);
-        carriedEndpoints.add(e);
+        carried.add(new Carried(e, m));
       } else {
         e =
             new Endpoint(
@@ -124,8 +122,7 @@ public final class PoolRouter {
             : new SmoothWeightedRoundRobin();
     PoolRouter router =
         new PoolRouter(pool, settings, List.copyOf(endpoints), balancer, clock, events, lock);
-    router.pendingMembers = carried;
-    router.pendingEndpoints = carriedEndpoints;
+    router.pending = carried;
     return router;
   }
 
@@ -137,15 +134,13 @@ public final class PoolRouter {
    */
   public void activate() {
     synchronized (lock) {
-      List<MemberSnapshot> members = pendingMembers;
-      if (members == null) {
+      if (pending == null) {
         return;
       }
-      for (int i = 0; i < members.size(); i++) {
-        pendingEndpoints.get(i).update(members.get(i).weight(), members.get(i).state());
+      for (Carried c : pending) {
+        c.endpoint().update(c.next().weight(), c.next().state());
       }
-      pendingMembers = null;
-      pendingEndpoints = null;
+      pending = null;
     }
   }
 
