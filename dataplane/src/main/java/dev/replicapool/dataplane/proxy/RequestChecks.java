@@ -93,6 +93,15 @@ final class RequestChecks {
     return uri.substring(start, end);
   }
 
+  /** A Content-Length header's value, or -1 when there is none or it is not a number. */
+  static long contentLength(String header) {
+    try {
+      return header == null ? -1 : Long.parseLong(header.strip());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
   /** Whether the connection must close after this request's response (see the class comment). */
   static boolean mustClose(HttpServerRequest req) {
     return req.version() != HttpVersion.HTTP_2 && req.headers().contains("transfer-encoding");

@@ -193,7 +193,8 @@ final class RoutingInterceptor implements ProxyInterceptor {
                     ex.clientFailure.accept(cause);
                   }
                 });
-        preq.setBody(Body.body(ex.body, contentLength(cl)));
+        // TrafficHandler let only a valid Content-Length through; -1: a body without one.
+        preq.setBody(Body.body(ex.body, RequestChecks.contentLength(cl)));
       }
       return forward(ctx, ex, ctx.sendRequest());
     } catch (RuntimeException e) {
@@ -268,6 +269,12 @@ final class RoutingInterceptor implements ProxyInterceptor {
     }
   }
 
+  /** The answer to a request given up on the client's side, instead of any member's. */
+  private Future<ProxyResponse> answerAborted(ProxyContext ctx, Exchange ex) {
+    releaseHeld(ex);
+    return local(ctx, ex, ex.aborted.status, abortMessage(ex.aborted));
+  }
+
   private static void releaseHeld(Exchange ex) {
     if (ex.held != null) {
       ex.held.release();
@@ -332,8 +339,7 @@ final class RoutingInterceptor implements ProxyInterceptor {
       // The client's side failed before this answer could go out: it is dropped.
       ex.endAttempt(nanoClock.getAsLong());
       resp.release();
-      releaseHeld(ex);
-      return local(ctx, ex, ex.aborted.status, abortMessage(ex.aborted));
+      return answerAborted(ctx, ex);
     }
     if ((status == 502 || status == 503)
         && ex.pool.retry().retryIdempotentOn5xx()
@@ -363,8 +369,7 @@ final class RoutingInterceptor implements ProxyInterceptor {
       if (e != null) {
         observer.attempt(ex.pool.name(), e, "aborted", nanos);
       }
-      releaseHeld(ex);
-      return local(ctx, ex, ex.aborted.status, abortMessage(ex.aborted));
+      return answerAborted(ctx, ex);
     }
     if (cause instanceof NoMemberException nm) {
       if (ex.held != null) {
@@ -459,15 +464,6 @@ final class RoutingInterceptor implements ProxyInterceptor {
     }
     for (String n : HOP_BY_HOP) {
       headers.remove(n);
-    }
-  }
-
-  /** The Content-Length TrafficHandler let through, or -1 for a body without one. */
-  private static long contentLength(String header) {
-    try {
-      return header == null ? -1 : Long.parseLong(header.strip());
-    } catch (NumberFormatException e) {
-      return -1;
     }
   }
 

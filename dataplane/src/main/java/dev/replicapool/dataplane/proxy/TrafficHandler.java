@@ -40,12 +40,7 @@ final class TrafficHandler implements Handler<HttpServerRequest> {
     }
     String cl = req.getHeader("content-length");
     if (cl != null) {
-      long length;
-      try {
-        length = Long.parseLong(cl.strip());
-      } catch (NumberFormatException e) {
-        length = -1;
-      }
+      long length = RequestChecks.contentLength(cl);
       if (length < 0) {
         refuse(req, 400, "invalid content-length");
         return;
