@@ -202,11 +202,6 @@ final class ClientConnections {
     return response.headers().contains(HttpHeaders.CONNECTION, HttpHeaders.CLOSE, true);
   }
 
-  /** Connections being watched now (for tests and metrics). */
-  int watched() {
-    return guards.size();
-  }
-
   private final class Guard {
     final HttpConnection connection;
     int inFlight;

@@ -46,11 +46,6 @@ final class InboundBody implements ReadStream<Buffer> {
     source.endHandler(this::onSourceEnd);
   }
 
-  /** Whether the client sent its whole body. */
-  boolean ended() {
-    return ended;
-  }
-
   /**
    * Stops forwarding: fails the pipe with {@code cause} and drops what the client still sends. A
    * no-op once the body ended or was cancelled.
