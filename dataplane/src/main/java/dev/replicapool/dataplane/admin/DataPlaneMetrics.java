@@ -230,7 +230,9 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
       for (Endpoint e : before.router().endpoints()) {
         if (!kept.contains(e)) {
           Map<String, Meter> gone = memberMeters.remove(e);
-          if (gone != null && !gone.isEmpty()) {
+          // Empty or not: an event loop that looked the map up before this removal may still add
+          // a meter to it; the bookkeeping task, running later, removes that one too.
+          if (gone != null) {
             goneMembers.add(gone);
           }
         }
