@@ -5,6 +5,7 @@ import dev.replicapool.api.v1alpha1.AdaptiveRouting;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
 import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.v1alpha1.SlowStart;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -15,6 +16,13 @@ import java.util.regex.Pattern;
  *
  * @param pool "namespace/name"
  * @param version grows with every change of this pool; a data plane ignores older versions
+ * @param appProtocol what the members speak: {@code http} (null: the default, HTTP/1.1), {@code
+ *     kubernetes.io/h2c}, {@code https}, {@code kubernetes.io/ws}, {@code kubernetes.io/wss}
+ * @param upstreamTls TLS to the members (with {@code https} and {@code kubernetes.io/wss}); null
+ *     otherwise
+ * @param slowStart ramp of joining members' weights; null: off
+ * @param panicThresholdPercent below this share of registered members routable, route to all of
+ *     them; null or 0: off
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSnapshot(
@@ -27,7 +35,28 @@ public record PoolSnapshot(
     List<String> hosts,
     Integer port,
     TlsMaterial tls,
-    List<MemberSnapshot> members) {
+    List<MemberSnapshot> members,
+    String appProtocol,
+    UpstreamTlsMaterial upstreamTls,
+    SlowStart slowStart,
+    Integer panicThresholdPercent) {
+
+  /** A plain-HTTP pool without slow start or panic routing. */
+  public PoolSnapshot(
+      String pool,
+      long version,
+      RoutingPolicy policy,
+      AdaptiveRouting adaptive,
+      OutlierDetection outlierDetection,
+      Retry retry,
+      List<String> hosts,
+      Integer port,
+      TlsMaterial tls,
+      List<MemberSnapshot> members) {
+    this(
+        pool, version, policy, adaptive, outlierDetection, retry, hosts, port, tls, members, null,
+        null, null, null);
+  }
 
   private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");
 

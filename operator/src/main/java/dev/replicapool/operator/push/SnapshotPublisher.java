@@ -89,7 +89,11 @@ public final class SnapshotPublisher {
         && sameOnWire(a.retry(), b.retry())
         && Objects.equals(a.hosts(), b.hosts())
         && Objects.equals(a.port(), b.port())
-        && Objects.equals(a.tls(), b.tls());
+        && Objects.equals(a.tls(), b.tls())
+        && Objects.equals(a.appProtocol(), b.appProtocol())
+        && Objects.equals(a.upstreamTls(), b.upstreamTls())
+        && sameOnWire(a.slowStart(), b.slowStart())
+        && Objects.equals(a.panicThresholdPercent(), b.panicThresholdPercent());
   }
 
   /**
