@@ -54,8 +54,20 @@ public record PoolSnapshot(
       TlsMaterial tls,
       List<MemberSnapshot> members) {
     this(
-        pool, version, policy, adaptive, outlierDetection, retry, hosts, port, tls, members, null,
-        null, null, null);
+        pool,
+        version,
+        policy,
+        adaptive,
+        outlierDetection,
+        retry,
+        hosts,
+        port,
+        tls,
+        members,
+        null,
+        null,
+        null,
+        null);
   }
 
   private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");

@@ -3,8 +3,8 @@ package dev.replicapool.api.wire;
 /**
  * How a data plane (and the prober) speaks TLS to a pool's members: the CA bundle to trust (PEM;
  * null trusts the JVM's default roots), the server name sent as SNI and checked against the
- * member's certificate (null: the member's host), an optional client certificate and key for
- * mutual TLS, and whether verification is switched off. Never logged.
+ * member's certificate (null: the member's host), an optional client certificate and key for mutual
+ * TLS, and whether verification is switched off. Never logged.
  */
 public record UpstreamTlsMaterial(
     String caPem,
