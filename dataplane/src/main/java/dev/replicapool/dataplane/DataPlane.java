@@ -5,18 +5,21 @@ import dev.replicapool.dataplane.admin.AdminServer;
 import dev.replicapool.dataplane.admin.DataPlaneMetrics;
 import dev.replicapool.dataplane.admin.StatusReport;
 import dev.replicapool.dataplane.config.ConfigStore;
-import dev.replicapool.dataplane.proxy.ListenerManager;
+import dev.replicapool.dataplane.forward.Forwarding;
+import dev.replicapool.dataplane.listen.TrafficListeners;
 import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.dataplane.upstream.MemberConnections;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.PoolOptions;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import java.security.SecureRandom;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +50,8 @@ public final class DataPlane {
   private final Config config;
   private final ConfigStore store;
   private final DataPlaneMetrics metrics;
-  private final ListenerManager listeners;
+  private final Forwarding forwarding;
+  private final TrafficListeners listeners;
   private final AdminServer admin;
   private final ControlPlaneClient client;
 
@@ -66,18 +70,19 @@ public final class DataPlane {
             metrics::eventsFor);
     self[0] = store;
     ProxySettings p = config.proxy();
-    this.listeners =
-        new ListenerManager(
-            vertx,
-            p,
-            new HttpClientOptions()
-                .setKeepAlive(true)
-                .setKeepAliveTimeout(p.upstreamKeepAliveSeconds())
-                .setConnectTimeout(p.upstreamConnectTimeoutMillis()),
-            new PoolOptions().setHttp1MaxSize(p.maxConnectionsPerMember()),
-            store::table,
-            metrics,
-            System::nanoTime);
+    VertxInternal vi = (VertxInternal) vertx;
+    @SuppressWarnings("unchecked")
+    MemberConnections.Dialer dialer =
+        new MemberConnections.Dialer(
+            (io.netty.channel.ChannelFactory<io.netty.channel.Channel>)
+                vi.transport().channelFactory(false),
+            vi.nameResolver().nettyAddressResolverGroup(),
+            p.upstreamConnectTimeoutMillis(),
+            TimeUnit.SECONDS.toNanos(p.upstreamKeepAliveSeconds()));
+    // This data plane's pseudonym in Via headers: random, so that no two processes share it.
+    String viaName = "replicapool-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
+    this.forwarding = new Forwarding(p, store::table, metrics, System::nanoTime, viaName, dialer);
+    this.listeners = new TrafficListeners(vertx, p, store::table, forwarding);
     store.addObserver(listeners);
     store.addObserver(metrics);
     metrics.clientConnections(

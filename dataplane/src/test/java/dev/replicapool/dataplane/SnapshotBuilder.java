@@ -19,6 +19,7 @@ final class SnapshotBuilder {
   private Retry retry;
   private OutlierDetection outlier;
   private final List<MemberSnapshot> members = new ArrayList<>();
+  private String appProtocol;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -63,6 +64,11 @@ final class SnapshotBuilder {
     return this;
   }
 
+  SnapshotBuilder appProtocol(String appProtocol) {
+    this.appProtocol = appProtocol;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -75,6 +81,19 @@ final class SnapshotBuilder {
 
   PoolSnapshot version(long version) {
     return new PoolSnapshot(
-        pool, version, policy, null, outlier, retry, hosts, port, tls, List.copyOf(members));
+        pool,
+        version,
+        policy,
+        null,
+        outlier,
+        retry,
+        hosts,
+        port,
+        tls,
+        List.copyOf(members),
+        appProtocol,
+        null,
+        null,
+        null);
   }
 }

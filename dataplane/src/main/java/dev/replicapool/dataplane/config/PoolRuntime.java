@@ -25,4 +25,20 @@ public record PoolRuntime(
   public long version() {
     return snapshot.version();
   }
+
+  /** What the members speak; {@code http} when the snapshot does not say. */
+  public String appProtocol() {
+    return snapshot.appProtocol() == null ? "http" : snapshot.appProtocol();
+  }
+
+  /** Whether the pool takes only WebSocket upgrades ({@code kubernetes.io/ws} or {@code wss}). */
+  public boolean websocketOnly() {
+    String p = appProtocol();
+    return p.equals("kubernetes.io/ws") || p.equals("kubernetes.io/wss");
+  }
+
+  /** Whether the members speak HTTP/2 (h2c, or TLS where ALPN picks h2). */
+  public boolean http2Members() {
+    return appProtocol().equals("kubernetes.io/h2c");
+  }
 }

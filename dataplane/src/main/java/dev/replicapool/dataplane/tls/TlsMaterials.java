@@ -1,6 +1,10 @@
 package dev.replicapool.dataplane.tls;
 
 import dev.replicapool.api.wire.TlsMaterial;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -25,7 +29,11 @@ public final class TlsMaterials {
 
   /** A parsed, checked certificate and key. */
   public record Loaded(
-      KeyManagerFactory keyManagerFactory, String fingerprint, String subject, Instant notAfter) {
+      KeyManagerFactory keyManagerFactory,
+      SslContext serverContext,
+      String fingerprint,
+      String subject,
+      Instant notAfter) {
     @Override
     public String toString() {
       return "Loaded[" + subject + ", sha256=" + fingerprint + "]";
@@ -70,8 +78,25 @@ public final class TlsMaterials {
     }
     X509Certificate leaf = chain[0];
     checkPair(key, leaf);
+    SslContext server;
+    try {
+      server =
+          SslContextBuilder.forServer(kmf)
+              .applicationProtocolConfig(
+                  new ApplicationProtocolConfig(
+                      ApplicationProtocolConfig.Protocol.ALPN,
+                      ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                      ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                      ApplicationProtocolNames.HTTP_2,
+                      ApplicationProtocolNames.HTTP_1_1))
+              .build();
+    } catch (Exception e) {
+      throw new IllegalArgumentException(
+          "tls: cannot build a TLS context (" + e.getClass().getSimpleName() + ")");
+    }
     return new Loaded(
         kmf,
+        server,
         fingerprint(material.certificatePem()),
         leaf.getSubjectX500Principal().getName(),
         leaf.getNotAfter().toInstant());

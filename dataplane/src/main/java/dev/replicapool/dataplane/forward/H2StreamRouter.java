@@ -1,0 +1,66 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.route.Routes;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * The first handler of each client HTTP/2 stream: at its first HEADERS frame it decides how the
+ * stream is carried. To a pool whose members speak HTTP/2 the stream's frames are forwarded as
+ * frames onto a multiplexed member connection ({@link H2StreamForwarder}: gRPC, trailers, flow
+ * control end to end); to an HTTP/1.1 pool the stream is turned into an HTTP/1.1 exchange and
+ * handled by the same {@link Http1Connection} as any HTTP/1.1 request, so that every rule of that
+ * path (limits, retries, local answers) holds for both.
+ */
+final class H2StreamRouter extends ChannelInboundHandlerAdapter {
+  private final Forwarding fw;
+  private final String dedicatedPool;
+  private final boolean tls;
+
+  H2StreamRouter(Forwarding fw, String dedicatedPool, boolean tls) {
+    this.fw = fw;
+    this.dedicatedPool = dedicatedPool;
+    this.tls = tls;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof Http2HeadersFrame headers)) {
+      ReferenceCountUtil.release(msg);
+      ctx.close();
+      return;
+    }
+    CharSequence authority = headers.headers().authority();
+    if (authority == null) {
+      authority = headers.headers().get("host");
+    }
+    Routes.Route r =
+        Routes.find(
+            fw.table.get(),
+            dedicatedPool,
+            authority == null ? null : authority.toString(),
+            false,
+            fw.viaName);
+    PoolRuntime pool = r.pool();
+    ChannelPipeline p = ctx.pipeline();
+    if (pool != null && pool.http2Members()) {
+      p.replace(this, "forward", new H2StreamForwarder(fw, pool, tls));
+    } else {
+      p.addAfter(ctx.name(), "h2-to-h1", new Http2StreamFrameToHttpObjectCodec(true, true));
+      p.addAfter("h2-to-h1", "bridge", new H2ToH1Bridge(new HttpClientCodec()));
+      p.addAfter(
+          "bridge",
+          "http1",
+          new Http1Connection(
+              fw, new Http1Connection.Setup(dedicatedPool, tls, false, null, true)));
+      p.remove(this);
+    }
+    p.fireChannelRead(msg);
+  }
+}

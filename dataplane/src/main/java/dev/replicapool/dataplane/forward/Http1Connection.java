@@ -1,0 +1,589 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.route.Routes;
+import dev.replicapool.dataplane.wire.ChunkedFramer;
+import dev.replicapool.dataplane.wire.HeadScanner;
+import dev.replicapool.dataplane.wire.LocalAnswer;
+import dev.replicapool.dataplane.wire.RequestHead;
+import dev.replicapool.dataplane.wire.ResponseHead;
+import dev.replicapool.dataplane.wire.WireError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The HTTP/1.x side of one client connection: reads request heads (parsed once by {@link
+ * RequestHead}, which decides what a malformed one gets), routes each to its pool, and runs one
+ * {@link Http1Exchange} at a time; pipelined requests wait their turn in the read buffer. Bounds
+ * how long a request head may take (slowloris) from the moment the connection is accepted, and
+ * after each response. With h2c on, a connection that opens with the HTTP/2 preface is handed to
+ * the HTTP/2 side instead.
+ *
+ * <p>One instance per connection, touched on its event loop only.
+ */
+public final class Http1Connection extends ChannelInboundHandlerAdapter {
+  /** What the listener decides per connection. */
+  public record Setup(
+      String dedicatedPool, boolean tls, boolean h2cPreface, H2Switch h2, boolean overH2) {}
+
+  /** Turns a connection into HTTP/2 (prior knowledge), handing it the bytes read so far. */
+  public interface H2Switch {
+    void switchToH2(ChannelHandlerContext ctx, ByteBuf received);
+  }
+
+  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes();
+  private static final byte[] HTTP = "http".getBytes();
+  private static final byte[] HTTPS = "https".getBytes();
+
+  private final Forwarding fw;
+  private final Setup setup;
+  private ChannelHandlerContext ctx;
+  private ByteBuf in;
+  private final RequestHead head = new RequestHead();
+  private final ResponseHead resp = new ResponseHead();
+  private final ChunkedFramer chunks = new ChunkedFramer();
+  private Http1Exchange ex;
+  private boolean readingBody;
+  private long bodyLeft;
+  private boolean chunked;
+  private long bodySeen;
+  private boolean discarding;
+  private boolean closing;
+  private boolean tunnel;
+  private Tunnels.Tunnel openTunnel;
+  private String clientAddress;
+  private boolean detecting;
+  private long headerDeadline;
+  private boolean timerPending;
+  private boolean readPaused;
+
+  public Http1Connection(Forwarding fw, Setup setup) {
+    this.fw = fw;
+    this.setup = setup;
+    this.detecting = setup.h2cPreface();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
+      clientAddress = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+    }
+    armHeaderTimer(fw.settings.requestHeaderTimeoutMillis());
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf buf = (ByteBuf) msg;
+    if (closing) {
+      buf.release();
+      return;
+    }
+    if (tunnel) {
+      openTunnel.upstream().write(buf, openTunnel.upstream().voidPromise());
+      return;
+    }
+    if (readingBody && (in == null || !in.isReadable())) {
+      body(buf);
+      return;
+    }
+    if (in == null) {
+      in = buf;
+    } else {
+      in = append(in, buf);
+    }
+    process();
+  }
+
+  private ByteBuf append(ByteBuf cumulation, ByteBuf buf) {
+    if (!cumulation.isReadable()) {
+      cumulation.release();
+      return buf;
+    }
+    if (cumulation.writableBytes() < buf.readableBytes() || cumulation.refCnt() > 1) {
+      ByteBuf bigger =
+          ctx.alloc().buffer(Math.max(cumulation.readableBytes() + buf.readableBytes(), 1024));
+      bigger.writeBytes(cumulation);
+      cumulation.release();
+      cumulation = bigger;
+    }
+    cumulation.writeBytes(buf);
+    buf.release();
+    return cumulation;
+  }
+
+  /** Works through what is buffered: heads, then body bytes, one request at a time. */
+  private void process() {
+    while (in != null && in.isReadable() && !closing && !tunnel) {
+      if (readingBody) {
+        ByteBuf b = in;
+        in = null;
+        body(b);
+        continue;
+      }
+      if (ex != null) {
+        pauseReadingIfBuffered();
+        return; // pipelined: waits for the response before it
+      }
+      if (detecting && !detect()) {
+        return;
+      }
+      if (!startRequest()) {
+        return;
+      }
+    }
+    if (in != null && !in.isReadable()) {
+      in.release();
+      in = null;
+    }
+  }
+
+  /** With h2c on: is this the HTTP/2 preface? False while it cannot tell yet or it switched. */
+  private boolean detect() {
+    int n = Math.min(in.readableBytes(), PREFACE.length);
+    for (int i = 0; i < n; i++) {
+      if (in.getByte(in.readerIndex() + i) != PREFACE[i]) {
+        detecting = false;
+        return true;
+      }
+    }
+    if (n < PREFACE.length) {
+      return false;
+    }
+    detecting = false;
+    ByteBuf received = in;
+    in = null;
+    cancelHeaderTimer();
+    closing = true; // this handler is done; the HTTP/2 side owns the connection now
+    setup.h2().switchToH2(ctx, received);
+    return false;
+  }
+
+  /** Parses and starts the next request; false when more bytes are needed or it was refused. */
+  private boolean startRequest() {
+    int skip = 0;
+    while (skip < in.readableBytes()) {
+      byte b = in.getByte(in.readerIndex() + skip);
+      if (b != '\r' && b != '\n') {
+        break;
+      }
+      skip++; // empty lines before a request line are ignored (RFC 9112 2.2)
+    }
+    in.skipBytes(skip);
+    if (!in.isReadable()) {
+      return false;
+    }
+    int len =
+        HeadScanner.headLength(in, fw.settings.maxInitialLineLength(), fw.settings.maxHeaderSize());
+    if (len == HeadScanner.INCOMPLETE) {
+      return false;
+    }
+    if (len == HeadScanner.LINE_TOO_LONG) {
+      refuse(
+          new WireError(
+              414, "request line exceeds " + fw.settings.maxInitialLineLength() + " bytes"));
+      return false;
+    }
+    if (len == HeadScanner.HEADERS_TOO_LARGE) {
+      refuse(
+          new WireError(431, "request header exceeds " + fw.settings.maxHeaderSize() + " bytes"));
+      return false;
+    }
+    WireError bad = head.parse(in, len);
+    if (bad != null) {
+      refuse(bad);
+      return false;
+    }
+    in.skipBytes(len);
+    cancelHeaderTimer();
+    if (head.framing() == RequestHead.Framing.LENGTH
+        && head.contentLength() > fw.settings.maxBodyBytes()) {
+      refuse(new WireError(413, "request body exceeds " + fw.settings.maxBodyBytes() + " bytes"));
+      return false;
+    }
+    route();
+    return true;
+  }
+
+  private void route() {
+    boolean looped = head.viaContains(fw.viaBytes);
+    Routes.Route r =
+        Routes.find(fw.table.get(), setup.dedicatedPool(), head.host(), looped, fw.viaName);
+    PoolRuntime pool = r.pool();
+    closeAfterThis = head.closeAfter();
+    if (r.message() == null && pool.websocketOnly() && !head.upgrade()) {
+      r = new Routes.Route(pool, 426, "pool " + pool.name() + " takes WebSocket upgrades only");
+    }
+    boolean sentContinue = false;
+    if (r.message() == null && head.expectContinue() && !head.bodyless()) {
+      ctx.write(ctx.alloc().buffer(LocalAnswer.CONTINUE.length).writeBytes(LocalAnswer.CONTINUE));
+      sentContinue = true;
+    }
+    beginBody();
+    if (r.message() != null) {
+      // Answered here; the body (if any) is read and dropped so the next request can follow.
+      localAnswer(r.status(), r.message(), pool == null ? "none" : pool.name());
+      return;
+    }
+    ByteBuf up = ctx.alloc().buffer(head.length() + 160);
+    head.writeUpstream(
+        up,
+        clientAddress,
+        setup.tls() ? HTTPS : HTTP,
+        setup.overH2() ? fw.via2 : head.http10() ? fw.via10 : fw.via11,
+        null);
+    ex =
+        new Http1Exchange(
+            this,
+            fw,
+            pool,
+            up,
+            head.method().idempotent,
+            head.bodyless(),
+            head.method() == RequestHead.Method.HEAD,
+            head.upgrade(),
+            closeAfterThis,
+            sentContinue,
+            resp);
+    ex.start();
+  }
+
+  private boolean closeAfterThis;
+
+  private void beginBody() {
+    readingBody = !head.bodyless();
+    chunked = head.framing() == RequestHead.Framing.CHUNKED;
+    bodyLeft = head.contentLength();
+    bodySeen = 0;
+    discarding = false;
+    chunks.reset();
+  }
+
+  /** Body bytes of the current request; what follows its end stays buffered for the next one. */
+  private void body(ByteBuf buf) {
+    int readable = buf.readableBytes();
+    int take;
+    boolean last;
+    if (chunked) {
+      int end = chunks.feed(buf, buf.readerIndex(), buf.writerIndex(), null);
+      if (end == ChunkedFramer.MALFORMED) {
+        buf.release();
+        clientBodyFailed(400, "malformed request body");
+        return;
+      }
+      if (chunks.payload() > fw.settings.maxBodyBytes()) {
+        buf.release();
+        clientBodyFailed(413, "request body exceeds " + fw.settings.maxBodyBytes() + " bytes");
+        return;
+      }
+      last = end != ChunkedFramer.MORE;
+      take = last ? end - buf.readerIndex() : readable;
+    } else {
+      take = (int) Math.min(bodyLeft, readable);
+      bodyLeft -= take;
+      last = bodyLeft == 0;
+    }
+    bodySeen += take;
+    ByteBuf part = take == readable ? buf : buf.readRetainedSlice(take);
+    if (ex != null && !discarding) {
+      ex.requestBody(part, last);
+    } else {
+      part.release();
+    }
+    if (last) {
+      readingBody = false;
+      if (discarding) {
+        discarding = false;
+        requestFinished(closeAfterThis);
+      }
+    }
+    if (take < readable) {
+      in = in == null ? buf : append(in, buf);
+      if (!readingBody) {
+        process();
+      }
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (ex != null && !tunnel) {
+      ex.flushUpstream();
+    } else if (tunnel) {
+      openTunnel.upstream().flush();
+    }
+    ctx.flush();
+  }
+
+  // ---- what the exchange tells ---------------------------------------------------------------
+
+  ByteBufAllocator alloc() {
+    return ctx.alloc();
+  }
+
+  EventLoop eventLoop() {
+    return ctx.channel().eventLoop();
+  }
+
+  boolean http10() {
+    return head.http10();
+  }
+
+  boolean draining() {
+    return draining || fw.draining();
+  }
+
+  void write(ByteBuf b) {
+    ctx.write(b, ctx.voidPromise());
+  }
+
+  void flush() {
+    ctx.flush();
+  }
+
+  void pauseReading() {
+    if (!readPaused) {
+      readPaused = true;
+      ctx.channel().config().setAutoRead(false);
+    }
+  }
+
+  void resumeReading() {
+    if (readPaused) {
+      readPaused = false;
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  private void pauseReadingIfBuffered() {
+    if (in != null && in.readableBytes() > fw.settings.maxHeaderSize() * 2) {
+      pauseReading(); // pipelined requests beyond what one head may take wait in the socket
+    }
+  }
+
+  /** The proxy's own answer for the current request. */
+  void answer(int status, String message, String pool, boolean close) {
+    ByteBuf out = LocalAnswer.encode(ctx.alloc(), status, message, pool, close || draining());
+    ctx.writeAndFlush(out, ctx.voidPromise());
+  }
+
+  private void localAnswer(int status, String message, String pool) {
+    answer(status, message, pool, closeAfterThis);
+    fw.observer.response(pool, status, 0);
+    if (readingBody) {
+      discarding = true; // the rest of the body is read and dropped
+    } else {
+      requestFinished(closeAfterThis);
+    }
+  }
+
+  /** The exchange's response is complete (or answered locally). */
+  void responseDone(Http1Exchange done, boolean close) {
+    if (ex != done) {
+      return;
+    }
+    ex = null;
+    if (readingBody) {
+      // Answered before the body ended: drop the rest of it, then go on (or close when asked).
+      discarding = true;
+      closeAfterThis |= close;
+      return;
+    }
+    requestFinished(close);
+  }
+
+  private void requestFinished(boolean close) {
+    if (close || closeAfterThis || draining()) {
+      closeSoon();
+      return;
+    }
+    resumeReading();
+    armHeaderTimer(
+        fw.settings.clientIdleTimeoutSeconds() > 0
+            ? TimeUnit.SECONDS.toMillis(fw.settings.clientIdleTimeoutSeconds())
+            : fw.settings.requestHeaderTimeoutMillis());
+    if (in != null && in.isReadable()) {
+      process();
+    }
+  }
+
+  /** The response broke off half-way: the client cannot be answered properly. */
+  void brokenResponse() {
+    ex = null;
+    closing = true;
+    ctx.flush();
+    ctx.close();
+  }
+
+  /** The body is too large or cannot be framed: answered at once, then the connection closes. */
+  private void clientBodyFailed(int status, String message) {
+    readingBody = false;
+    if (ex != null) {
+      Http1Exchange e = ex;
+      ex = null;
+      e.abort(status, message);
+    } else if (!discarding) {
+      answer(status, message, "none", true);
+    }
+    closeSoon();
+  }
+
+  private void refuse(WireError e) {
+    answer(e.status(), e.message(), null, true);
+    fw.observer.response("none", e.status(), 0);
+    closeSoon();
+  }
+
+  private void closeSoon() {
+    closing = true;
+    cancelHeaderTimer();
+    if (in != null) {
+      in.release();
+      in = null;
+    }
+    ctx.writeAndFlush(Http1Exchange.empty()).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** 101 Switching Protocols: from now on bytes flow both ways unchanged. */
+  void tunnel(Http1Exchange e, ByteBuf firstBytes) {
+    var up = e.takeUpstreamForTunnel();
+    ex = null;
+    tunnel = true;
+    readingBody = false;
+    openTunnel = fw.tunnels.opened(e.member(), ctx.channel(), up.channel());
+    var member = e.member();
+    if (member != null) {
+      member.acquire(); // an open tunnel is in flight on its member
+    }
+    up.channel().pipeline().replace(up, "tunnel", new TunnelEnd(ctx.channel(), () -> {}));
+    if (firstBytes.isReadable()) {
+      ctx.write(firstBytes, ctx.voidPromise());
+    } else {
+      firstBytes.release();
+    }
+    ctx.flush();
+    if (in != null && in.isReadable()) {
+      up.channel().writeAndFlush(in, up.channel().voidPromise());
+      in = null;
+    }
+    resumeReading();
+    ctx.channel()
+        .closeFuture()
+        .addListener(
+            f -> {
+              up.channel().close();
+              fw.tunnels.closed(openTunnel);
+              if (member != null) {
+                member.release();
+              }
+            });
+    up.channel().closeFuture().addListener(f -> ctx.channel().close());
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    boolean writable = ctx.channel().isWritable();
+    if (tunnel) {
+      openTunnel.upstream().config().setAutoRead(writable);
+    } else if (ex != null && ex.upstream != null) {
+      ex.upstream.channel().config().setAutoRead(writable);
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closing = true;
+    cancelHeaderTimer();
+    if (in != null) {
+      in.release();
+      in = null;
+    }
+    Http1Exchange e = ex;
+    ex = null;
+    if (e != null) {
+      e.abort(0, null); // the client went away: not the member's doing
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close(); // resets and the like; channelInactive cleans up
+  }
+
+  /**
+   * Drains a client connection: an HTTP/1.x one closes now when idle, else after its current
+   * response; an HTTP/2 one closes gracefully (GOAWAY, then its open streams finish). On the
+   * connection's event loop.
+   */
+  public static void drain(io.netty.channel.Channel c) {
+    Http1Connection h = c.pipeline().get(Http1Connection.class);
+    if (h == null) {
+      c.close();
+      return;
+    }
+    h.draining = true;
+    if (h.ex == null && !h.readingBody && !h.tunnel) {
+      h.closing = true;
+      c.close();
+    }
+  }
+
+  private boolean draining;
+
+  // ---- header timeouts ----------------------------------------------------------------------
+
+  /**
+   * From now, a complete request head must arrive within {@code millis} (absolute: trickling bytes
+   * does not extend it). One lazy timer per connection: it re-arms itself for the time left.
+   */
+  private void armHeaderTimer(long millis) {
+    if (millis <= 0) {
+      return;
+    }
+    headerDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    if (!timerPending) {
+      timerPending = true;
+      ctx.executor().schedule(this::headerTimerFired, millis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void cancelHeaderTimer() {
+    headerDeadline = 0;
+  }
+
+  private void headerTimerFired() {
+    timerPending = false;
+    if (headerDeadline == 0 || closing || !ctx.channel().isActive()) {
+      return;
+    }
+    long left = headerDeadline - System.nanoTime();
+    if (left > 0) {
+      timerPending = true;
+      ctx.executor().schedule(this::headerTimerFired, left, TimeUnit.NANOSECONDS);
+      return;
+    }
+    if (ex == null && !readingBody && !tunnel) {
+      closing = true;
+      ctx.close(); // no request head in time (slowloris, or an idle keep-alive connection)
+    }
+  }
+
+  /** Releases what the handler holds when it leaves the pipeline (a switch to HTTP/2). */
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (in != null) {
+      ReferenceCountUtil.safeRelease(in);
+      in = null;
+    }
+  }
+}

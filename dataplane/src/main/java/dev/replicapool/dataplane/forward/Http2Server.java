@@ -1,0 +1,72 @@
+package dev.replicapool.dataplane.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+
+/**
+ * The HTTP/2 side of a client connection (h2 by ALPN on TLS ports, h2c with prior knowledge on
+ * plain ones): Netty's frame codec and multiplexer, so framing, flow control and the protocol's
+ * rules are Netty's; each stream gets an {@link H2StreamRouter} that routes it by its first HEADERS
+ * frame.
+ */
+public final class Http2Server {
+  private Http2Server() {}
+
+  /** Sets up HTTP/2 on a connection whose TLS handshake chose h2. */
+  public static void install(ChannelPipeline p, Forwarding fw, String dedicatedPool, boolean tls) {
+    long maxHeaderList = Math.max(fw.settings.maxHeaderSize(), 1024);
+    p.addLast(
+        "h2",
+        Http2FrameCodecBuilder.forServer()
+            .initialSettings(
+                Http2Settings.defaultSettings()
+                    .maxConcurrentStreams(1000)
+                    .maxHeaderListSize(maxHeaderList))
+            .validateHeaders(true)
+            .build());
+    p.addLast(
+        "h2-streams",
+        new Http2MultiplexHandler(
+            new ChannelInitializer<Http2StreamChannel>() {
+              @Override
+              protected void initChannel(Http2StreamChannel ch) {
+                ch.pipeline().addLast("route", new H2StreamRouter(fw, dedicatedPool, tls));
+              }
+            }));
+    int idle = fw.settings.clientIdleTimeoutSeconds();
+    if (idle > 0) {
+      p.addLast("idle", new IdleStateHandler(0, 0, idle));
+      p.addLast(
+          "idle-close",
+          new ChannelInboundHandlerAdapter() {
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+              if (evt instanceof IdleStateEvent) {
+                ctx.close();
+              } else {
+                ctx.fireUserEventTriggered(evt);
+              }
+            }
+          });
+    }
+  }
+
+  /** An HTTP/1.x-looking connection opened with the HTTP/2 preface (h2c, prior knowledge). */
+  public static void switchFromHttp1(
+      ChannelHandlerContext http1, Forwarding fw, String dedicatedPool, ByteBuf received) {
+    ChannelPipeline p = http1.pipeline();
+    install(p, fw, dedicatedPool, false);
+    p.remove(http1.handler());
+    p.fireChannelRead(received);
+    p.fireChannelReadComplete();
+  }
+}

@@ -1,0 +1,172 @@
+package dev.replicapool.dataplane.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The HTTP/2 connections of one event loop to members that speak it (h2c): one multiplexed
+ * connection per member, on which every request of this loop opens its own stream, so that
+ * requests, not connections, are balanced. A connection that closes or is told GOAWAY is replaced
+ * by a new one for the next stream.
+ */
+public final class H2MemberConnections {
+  /** Told when a stream to the member is open, or could not be opened (nothing was sent). */
+  public interface StreamListener {
+    void opened(Http2StreamChannel stream);
+
+    void failed(Throwable cause);
+  }
+
+  private final Bootstrap bootstrap;
+  private final Map<String, Member> members = new HashMap<>();
+
+  private static final class Member {
+    final String address;
+    Channel channel;
+    boolean connected;
+    boolean goingAway;
+    List<Runnable> waiting = new ArrayList<>();
+
+    Member(String address) {
+      this.address = address;
+    }
+  }
+
+  public H2MemberConnections(EventLoop loop, MemberConnections.Dialer dialer) {
+    this.bootstrap =
+        new Bootstrap()
+            .group(loop)
+            .channelFactory(dialer.channels())
+            .resolver(dialer.resolver())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, dialer.connectTimeoutMillis());
+  }
+
+  /** Opens a stream to the member, with {@code handler} as its pipeline. */
+  public void openStream(
+      String address, String host, int port, ChannelHandler handler, StreamListener listener) {
+    Member m = members.get(address);
+    if (m == null || m.goingAway || (m.channel != null && !m.channel.isActive() && m.connected)) {
+      m = connect(address, host, port);
+    }
+    Member member = m;
+    Runnable open =
+        () -> {
+          if (member.channel == null || !member.channel.isActive()) {
+            listener.failed(new IllegalStateException("member " + address + " is not connected"));
+            return;
+          }
+          new Http2StreamChannelBootstrap(member.channel)
+              .handler(handler)
+              .open()
+              .addListener(
+                  f -> {
+                    if (f.isSuccess()) {
+                      listener.opened((Http2StreamChannel) f.getNow());
+                    } else {
+                      listener.failed(f.cause());
+                    }
+                  });
+        };
+    if (member.connected) {
+      open.run();
+    } else {
+      member.waiting.add(open);
+      if (member.channel == null) {
+        // the connect failed before: every waiter learns it (see connect)
+      }
+    }
+  }
+
+  private Member connect(String address, String host, int port) {
+    Member m = new Member(address);
+    members.put(address, m);
+    ChannelFuture f =
+        bootstrap
+            .clone()
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            Http2FrameCodecBuilder.forClient()
+                                .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
+                                .build())
+                        .addLast(new Http2MultiplexHandler(new RefusePush()))
+                        .addLast(new GoAwayWatch(m));
+                  }
+                })
+            .connect(InetSocketAddress.createUnresolved(host, port));
+    m.channel = f.channel();
+    f.addListener(
+        x -> {
+          List<Runnable> w = m.waiting;
+          m.waiting = new ArrayList<>();
+          if (f.isSuccess()) {
+            m.connected = true;
+            // After the codec's channelActive, which sends the connection preface: the connect
+            // promise completes just before it.
+            f.channel().eventLoop().execute(() -> w.forEach(Runnable::run));
+          } else {
+            members.remove(address, m);
+            m.channel = null;
+            for (Runnable r : w) {
+              r.run(); // each fails: not connected
+            }
+          }
+        });
+    f.channel().closeFuture().addListener(x -> members.remove(address, m));
+    return m;
+  }
+
+  /** Server push is off; a stream the member opens anyway is closed. */
+  private static final class RefusePush extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) {
+      ctx.close();
+    }
+
+    @Override
+    public boolean isSharable() {
+      return true;
+    }
+  }
+
+  /** After GOAWAY the connection takes no new streams: the next request opens another. */
+  private static final class GoAwayWatch extends ChannelInboundHandlerAdapter {
+    private final Member member;
+
+    GoAwayWatch(Member member) {
+      this.member = member;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof Http2GoAwayFrame) {
+        member.goingAway = true;
+      }
+      ReferenceCountUtil.release(msg);
+    }
+  }
+}

@@ -1,0 +1,165 @@
+package dev.replicapool.dataplane.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.resolver.AddressResolverGroup;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The HTTP/1.1 connections of one event loop to every member: kept alive between requests and
+ * reused last-in first-out (the warmest first), closed after the keep-alive time idle. A request
+ * and its member connection stay on one event loop, so nothing here is shared between threads.
+ *
+ * <p>Keyed by member address: pools that share a member share its connections.
+ */
+public final class MemberConnections {
+  /** How connections are made: shared by every event loop's pool. */
+  public record Dialer(
+      ChannelFactory<? extends Channel> channels,
+      AddressResolverGroup<InetSocketAddress> resolver,
+      int connectTimeoutMillis,
+      long keepAliveNanos) {}
+
+  private final EventLoop loop;
+  private final Dialer dialer;
+  private final Bootstrap bootstrap;
+  private final Map<Object, ArrayDeque<H1Upstream>> idle = new HashMap<>();
+  private boolean sweeping;
+
+  public MemberConnections(EventLoop loop, Dialer dialer) {
+    this.loop = loop;
+    this.dialer = dialer;
+    this.bootstrap =
+        new Bootstrap()
+            .group(loop)
+            .channelFactory(dialer.channels())
+            .resolver(dialer.resolver())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, dialer.connectTimeoutMillis());
+  }
+
+  /** An idle connection to {@code address}, or null. */
+  public H1Upstream poll(String address) {
+    ArrayDeque<H1Upstream> q = idle.get(address);
+    if (q == null) {
+      return null;
+    }
+    H1Upstream c;
+    while ((c = q.pollFirst()) != null) {
+      if (c.channel().isActive()) {
+        c.pooled = false;
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Opens a connection; {@code done} gets it once connected, or the failure.
+   *
+   * @param pipeline extra handlers before the connection's own (TLS), or null
+   */
+  public void connect(
+      String address,
+      String host,
+      int port,
+      Consumer<ChannelInitializerContext> pipeline,
+      ConnectListener done) {
+    H1Upstream handler = new H1Upstream(this, address);
+    ChannelFuture f =
+        bootstrap
+            .clone()
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    if (pipeline != null) {
+                      pipeline.accept(new ChannelInitializerContext(ch, host, port));
+                    }
+                    ch.pipeline().addLast("member", handler);
+                  }
+                })
+            .connect(InetSocketAddress.createUnresolved(host, port));
+    f.addListener(
+        x -> {
+          if (f.isSuccess()) {
+            done.connected(handler);
+          } else {
+            done.failed(f.cause());
+          }
+        });
+  }
+
+  /** What a pipeline hook sees of a new connection. */
+  public record ChannelInitializerContext(Channel channel, String host, int port) {}
+
+  public interface ConnectListener {
+    void connected(H1Upstream connection);
+
+    void failed(Throwable cause);
+  }
+
+  void giveBack(H1Upstream c) {
+    c.pooled = true;
+    c.idleSinceNanos = System.nanoTime();
+    idle.computeIfAbsent(c.key, k -> new ArrayDeque<>()).addFirst(c);
+    if (!sweeping) {
+      sweeping = true;
+      loop.schedule(this::sweep, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  void closed(H1Upstream c) {
+    if (c.pooled) {
+      ArrayDeque<H1Upstream> q = idle.get(c.key);
+      if (q != null) {
+        q.remove(c);
+        if (q.isEmpty()) {
+          idle.remove(c.key);
+        }
+      }
+    }
+  }
+
+  /** Closes connections idle longer than the keep-alive time; runs while any is idle. */
+  private void sweep() {
+    long now = System.nanoTime();
+    idle.values()
+        .removeIf(
+            q -> {
+              H1Upstream c;
+              while ((c = q.peekLast()) != null
+                  && now - c.idleSinceNanos > dialer.keepAliveNanos()) {
+                q.pollLast();
+                c.pooled = false;
+                c.channel().close();
+              }
+              return q.isEmpty();
+            });
+    if (idle.isEmpty()) {
+      sweeping = false;
+    } else {
+      loop.schedule(this::sweep, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Idle connections now, all members together (for tests and /status). */
+  public int idleCount() {
+    int n = 0;
+    for (ArrayDeque<H1Upstream> q : idle.values()) {
+      n += q.size();
+    }
+    return n;
+  }
+}

@@ -1,0 +1,175 @@
+package dev.replicapool.dataplane.wire;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Arrays;
+
+/**
+ * The header lines of one HTTP/1 head, as offsets into the head's bytes: parsed once, then either
+ * copied through as they came or dropped. Reused from one message to the next of a connection, so
+ * that parsing allocates nothing once the arrays have grown to fit.
+ */
+final class HeaderLines {
+  static final int FOLDED = 1;
+  static final int DROP = 2;
+
+  private static final byte[] CRLF = {'\r', '\n'};
+  private static final byte[] COLON_SP = {':', ' '};
+
+  byte[] bytes;
+  int count;
+  private int[] offsets = new int[64]; // nameStart, nameEnd, valueStart, valueEnd per line
+  private int[] flags = new int[16];
+
+  void reset(byte[] bytes) {
+    this.bytes = bytes;
+    this.count = 0;
+  }
+
+  int add(int nameStart, int nameEnd, int valueStart, int valueEnd) {
+    if (count * 4 + 4 > offsets.length) {
+      offsets = Arrays.copyOf(offsets, offsets.length * 2);
+      flags = Arrays.copyOf(flags, flags.length * 2);
+    }
+    int i = count++;
+    offsets[i * 4] = nameStart;
+    offsets[i * 4 + 1] = nameEnd;
+    offsets[i * 4 + 2] = valueStart;
+    offsets[i * 4 + 3] = valueEnd;
+    flags[i] = 0;
+    return i;
+  }
+
+  int nameStart(int i) {
+    return offsets[i * 4];
+  }
+
+  int nameEnd(int i) {
+    return offsets[i * 4 + 1];
+  }
+
+  int valueStart(int i) {
+    return offsets[i * 4 + 2];
+  }
+
+  int valueEnd(int i) {
+    return offsets[i * 4 + 3];
+  }
+
+  void extend(int i, int valueEnd) {
+    offsets[i * 4 + 3] = valueEnd;
+    flags[i] |= FOLDED;
+  }
+
+  void drop(int i) {
+    flags[i] |= DROP;
+  }
+
+  boolean dropped(int i) {
+    return (flags[i] & DROP) != 0;
+  }
+
+  boolean nameIs(int i, byte[] lower) {
+    return Ascii.equalsLower(bytes, nameStart(i), nameEnd(i), lower);
+  }
+
+  /** Drops every line whose name is {@code lower}. */
+  void dropNamed(byte[] lower) {
+    for (int i = 0; i < count; i++) {
+      if (nameIs(i, lower)) {
+        drop(i);
+      }
+    }
+  }
+
+  /** Drops every line whose name equals {@code bytes[from, to)}, ignoring case. */
+  void dropNamed(int from, int to) {
+    for (int i = 0; i < count; i++) {
+      int ns = nameStart(i);
+      int ne = nameEnd(i);
+      if (ne - ns != to - from) {
+        continue;
+      }
+      boolean same = true;
+      for (int k = 0; k < to - from && same; k++) {
+        same = Ascii.lower(bytes[ns + k]) == Ascii.lower(bytes[from + k]);
+      }
+      if (same) {
+        drop(i);
+      }
+    }
+  }
+
+  static final int TOKEN_CLOSE = 1;
+  static final int TOKEN_KEEP_ALIVE = 2;
+  static final int TOKEN_UPGRADE = 4;
+  private static final byte[] CLOSE = Ascii.bytes("close");
+  private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
+  private static final byte[] UPGRADE = Ascii.bytes("upgrade");
+
+  /**
+   * Reads the tokens of the Connection header at line {@code i}: drops the headers they name (RFC
+   * 9110 7.6.1) and returns which of close, keep-alive and upgrade it names.
+   */
+  int connectionTokens(int i) {
+    int found = 0;
+    int p = valueStart(i);
+    int end = valueEnd(i);
+    while (p < end) {
+      int comma = p;
+      while (comma < end && bytes[comma] != ',') {
+        comma++;
+      }
+      int s = p;
+      int e = comma;
+      while (s < e && (bytes[s] == ' ' || bytes[s] == '\t')) {
+        s++;
+      }
+      while (e > s && (bytes[e - 1] == ' ' || bytes[e - 1] == '\t')) {
+        e--;
+      }
+      if (Ascii.equalsLower(bytes, s, e, CLOSE)) {
+        found |= TOKEN_CLOSE;
+      } else if (Ascii.equalsLower(bytes, s, e, KEEP_ALIVE)) {
+        found |= TOKEN_KEEP_ALIVE;
+      } else if (Ascii.equalsLower(bytes, s, e, UPGRADE)) {
+        found |= TOKEN_UPGRADE;
+      } else if (e > s) {
+        dropNamed(s, e);
+      }
+      p = comma + 1;
+    }
+    return found;
+  }
+
+  String value(int i) {
+    String v = Ascii.string(bytes, valueStart(i), valueEnd(i));
+    return (flags[i] & FOLDED) != 0 ? unfold(v) : v;
+  }
+
+  String name(int i) {
+    return Ascii.string(bytes, nameStart(i), nameEnd(i));
+  }
+
+  /** Copies the lines not dropped, each as {@code name: value CRLF}. */
+  void writeKept(ByteBuf out) {
+    for (int i = 0; i < count; i++) {
+      if (dropped(i)) {
+        continue;
+      }
+      if ((flags[i] & FOLDED) != 0) {
+        out.writeBytes(bytes, nameStart(i), nameEnd(i) - nameStart(i));
+        out.writeBytes(COLON_SP);
+        out.writeBytes(Ascii.bytes(value(i)));
+      } else {
+        // name ... value as received (the separator between them was validated)
+        out.writeBytes(bytes, nameStart(i), valueEnd(i) - nameStart(i));
+      }
+      out.writeBytes(CRLF);
+    }
+  }
+
+  /** RFC 9112 5.2: each obs-fold becomes one space. */
+  private static String unfold(String v) {
+    return v.replaceAll("[ \\t]*\\r?\\n[ \\t]+", " ");
+  }
+}

@@ -1,0 +1,182 @@
+package dev.replicapool.dataplane.wire;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One HTTP/1.x response head from a member, parsed once: its status, how its body is framed, and
+ * whether the member keeps the connection. Written to the client with the hop-by-hop headers
+ * dropped and the proxy's own {@code Connection} decision added; everything else as it came.
+ */
+public final class ResponseHead {
+  public enum Framing {
+    NONE,
+    LENGTH,
+    CHUNKED,
+    /** No length: the body ends when the member closes the connection. */
+    UNTIL_CLOSE
+  }
+
+  private static final byte[] CONTENT_LENGTH = Ascii.bytes("content-length");
+  private static final byte[] TRANSFER_ENCODING = Ascii.bytes("transfer-encoding");
+  private static final byte[] CONNECTION = Ascii.bytes("connection");
+  private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
+  private static final byte[] PROXY_CONNECTION = Ascii.bytes("proxy-connection");
+  private static final byte[] UPGRADE = Ascii.bytes("upgrade");
+  private static final byte[] CHUNKED = Ascii.bytes("chunked");
+  private static final byte[] HTTP11 = Ascii.bytes("HTTP/1.1");
+  private static final byte[] CRLF = Ascii.bytes("\r\n");
+  private static final byte[] CHUNKED_LINE = Ascii.bytes("transfer-encoding: chunked\r\n");
+  private static final byte[] CLOSE_LINE = Ascii.bytes("connection: close\r\n");
+  private static final byte[] UPGRADE_LINES = Ascii.bytes("connection: upgrade\r\nupgrade: ");
+
+  private byte[] bytes = new byte[512];
+  private int length;
+  private final HeaderLines lines = new HeaderLines();
+  private int status;
+  private int lineEnd;
+  private Framing framing;
+  private long contentLength;
+  private boolean memberCloses;
+  private int upgrade = -1;
+
+  /**
+   * Parses the {@code headLength} bytes at {@code buf}'s reader index without consuming them.
+   *
+   * @param headRequest whether the request was a HEAD (no body whatever the head says)
+   * @return null, or why the head is unusable (the member's answer becomes a 502)
+   */
+  public String parse(ByteBuf buf, int headLength, boolean headRequest) {
+    if (bytes.length < headLength) {
+      bytes = new byte[Math.max(headLength, bytes.length * 2)];
+    }
+    buf.getBytes(buf.readerIndex(), bytes, 0, headLength);
+    length = headLength;
+    lines.reset(bytes);
+    upgrade = -1;
+    contentLength = -1;
+    lineEnd = HeadScanner.lineEnd(bytes, 0, length);
+    if (lineEnd < 12
+        || !Ascii.equalsLower(bytes, 0, 5, Ascii.bytes("http/"))
+        || bytes[8] != ' '
+        || bytes[6] != '.') {
+      return "invalid status line";
+    }
+    boolean http10 = bytes[7] == '0';
+    long code = Ascii.decimal(bytes, 9, 12);
+    if (code < 100 || code > 599 || (lineEnd > 12 && bytes[12] != ' ')) {
+      return "invalid status code";
+    }
+    status = (int) code;
+    int headersEnd = length - (length >= 2 && bytes[length - 2] == '\r' ? 2 : 1);
+    String bad =
+        HeadScanner.headers(bytes, HeadScanner.nextLine(bytes, lineEnd), headersEnd, lines);
+    if (bad != null) {
+      return bad;
+    }
+    boolean chunked = false;
+    boolean keepAlive = !http10;
+    for (int i = 0; i < lines.count; i++) {
+      if (lines.nameIs(i, CONTENT_LENGTH)) {
+        long cl = Ascii.decimal(bytes, lines.valueStart(i), lines.valueEnd(i));
+        if (cl < 0 || (contentLength >= 0 && cl != contentLength)) {
+          return "invalid content-length";
+        }
+        contentLength = cl;
+      } else if (lines.nameIs(i, TRANSFER_ENCODING)) {
+        if (!Ascii.containsLower(bytes, lines.valueStart(i), lines.valueEnd(i), CHUNKED)) {
+          return "transfer-encoding without chunked";
+        }
+        chunked = true;
+        lines.drop(i);
+      } else if (lines.nameIs(i, CONNECTION)) {
+        int tokens = lines.connectionTokens(i);
+        if ((tokens & HeaderLines.TOKEN_CLOSE) != 0) {
+          keepAlive = false;
+        } else if ((tokens & HeaderLines.TOKEN_KEEP_ALIVE) != 0) {
+          keepAlive = true;
+        }
+        lines.drop(i);
+      } else if (lines.nameIs(i, KEEP_ALIVE) || lines.nameIs(i, PROXY_CONNECTION)) {
+        lines.drop(i);
+      } else if (lines.nameIs(i, UPGRADE)) {
+        upgrade = i;
+        lines.drop(i);
+      }
+    }
+    memberCloses = !keepAlive;
+    if (chunked) {
+      lines.dropNamed(CONTENT_LENGTH);
+      contentLength = -1;
+    }
+    if (headRequest || status < 200 || status == 204 || status == 304) {
+      framing = Framing.NONE;
+    } else if (chunked) {
+      framing = Framing.CHUNKED;
+    } else if (contentLength >= 0) {
+      framing = Framing.LENGTH;
+    } else {
+      framing = Framing.UNTIL_CLOSE;
+    }
+    return null;
+  }
+
+  /**
+   * Writes the head as the client gets it.
+   *
+   * @param close add {@code Connection: close} (the proxy closes the client connection after it)
+   * @param rechunk whether a chunked body goes on chunked (false: the proxy sends its payload only)
+   */
+  public void writeDownstream(ByteBuf out, boolean close, boolean rechunk) {
+    out.writeBytes(HTTP11);
+    out.writeBytes(bytes, 8, lineEnd - 8);
+    out.writeBytes(CRLF);
+    lines.writeKept(out);
+    if (framing == Framing.CHUNKED && rechunk) {
+      out.writeBytes(CHUNKED_LINE);
+    }
+    if (status == 101 && upgrade >= 0) {
+      out.writeBytes(UPGRADE_LINES);
+      out.writeBytes(
+          bytes, lines.valueStart(upgrade), lines.valueEnd(upgrade) - lines.valueStart(upgrade));
+      out.writeBytes(CRLF);
+    } else if (close) {
+      out.writeBytes(CLOSE_LINE);
+    }
+    out.writeBytes(CRLF);
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public int length() {
+    return length;
+  }
+
+  public Framing framing() {
+    return framing;
+  }
+
+  public long contentLength() {
+    return contentLength;
+  }
+
+  /** Whether the member said it closes the connection after this response. */
+  public boolean memberCloses() {
+    return memberCloses;
+  }
+
+  /** An interim response (1xx other than 101): the final one follows. */
+  public boolean interim() {
+    return status < 200 && status != 101;
+  }
+
+  /** Header lines kept for the client, as name/value strings (for a translation to HTTP/2). */
+  public void forEachHeader(java.util.function.BiConsumer<String, String> f) {
+    for (int i = 0; i < lines.count; i++) {
+      if (!lines.dropped(i)) {
+        f.accept(lines.name(i), lines.value(i));
+      }
+    }
+  }
+}

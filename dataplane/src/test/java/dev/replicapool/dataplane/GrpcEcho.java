@@ -1,0 +1,157 @@
+package dev.replicapool.dataplane;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+
+/**
+ * A real grpc-java server with one method of each kind, speaking plain strings (no protoc needed):
+ * every answer starts with the server's name, so a test sees which member took an RPC.
+ */
+final class GrpcEcho {
+  static final MethodDescriptor.Marshaller<String> STRING =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(String value) {
+          return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public String parse(InputStream stream) {
+          try {
+            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
+
+  static final MethodDescriptor<String, String> UNARY =
+      method("Unary", MethodDescriptor.MethodType.UNARY);
+  static final MethodDescriptor<String, String> CLIENT_STREAM =
+      method("ClientStream", MethodDescriptor.MethodType.CLIENT_STREAMING);
+  static final MethodDescriptor<String, String> SERVER_STREAM =
+      method("ServerStream", MethodDescriptor.MethodType.SERVER_STREAMING);
+  static final MethodDescriptor<String, String> BIDI =
+      method("Bidi", MethodDescriptor.MethodType.BIDI_STREAMING);
+  static final MethodDescriptor<String, String> FAIL =
+      method("Fail", MethodDescriptor.MethodType.UNARY);
+
+  private static MethodDescriptor<String, String> method(
+      String name, MethodDescriptor.MethodType type) {
+    return MethodDescriptor.<String, String>newBuilder(STRING, STRING)
+        .setFullMethodName("replicapool.test.Echo/" + name)
+        .setType(type)
+        .build();
+  }
+
+  final String name;
+  final Server server;
+
+  GrpcEcho(String name) throws IOException {
+    this.name = name;
+    ServerServiceDefinition service =
+        ServerServiceDefinition.builder("replicapool.test.Echo")
+            .addMethod(
+                UNARY,
+                ServerCalls.asyncUnaryCall(
+                    (req, out) -> {
+                      out.onNext(name + ":" + req);
+                      out.onCompleted();
+                    }))
+            .addMethod(
+                CLIENT_STREAM,
+                ServerCalls.asyncClientStreamingCall(
+                    (StreamObserver<String> out) ->
+                        new StreamObserver<String>() {
+                          final StringBuilder all = new StringBuilder();
+
+                          @Override
+                          public void onNext(String v) {
+                            all.append(v);
+                          }
+
+                          @Override
+                          public void onError(Throwable t) {}
+
+                          @Override
+                          public void onCompleted() {
+                            out.onNext(name + ":" + all);
+                            out.onCompleted();
+                          }
+                        }))
+            .addMethod(
+                SERVER_STREAM,
+                ServerCalls.asyncServerStreamingCall(
+                    (req, out) -> {
+                      int n = Integer.parseInt(req);
+                      for (int i = 0; i < n; i++) {
+                        out.onNext(name + ":" + i);
+                      }
+                      out.onCompleted();
+                    }))
+            .addMethod(
+                BIDI,
+                ServerCalls.asyncBidiStreamingCall(
+                    (StreamObserver<String> out) ->
+                        new StreamObserver<String>() {
+                          @Override
+                          public void onNext(String v) {
+                            out.onNext(name + ":" + v);
+                          }
+
+                          @Override
+                          public void onError(Throwable t) {}
+
+                          @Override
+                          public void onCompleted() {
+                            out.onCompleted();
+                          }
+                        }))
+            .addMethod(
+                FAIL,
+                ServerCalls.asyncUnaryCall(
+                    (req, out) ->
+                        out.onError(
+                            Status.UNAVAILABLE
+                                .withDescription(name + " is unavailable")
+                                .asRuntimeException())))
+            .build();
+    this.server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(service)
+            .build()
+            .start();
+  }
+
+  int port() {
+    return server.getPort();
+  }
+
+  void stop() {
+    server.shutdownNow();
+  }
+
+  static String unary(Channel ch, String msg) {
+    return ClientCalls.blockingUnaryCall(ch, UNARY, CallOptions.DEFAULT, msg);
+  }
+
+  static Iterator<String> serverStream(Channel ch, int n) {
+    return ClientCalls.blockingServerStreamingCall(
+        ch, SERVER_STREAM, CallOptions.DEFAULT, String.valueOf(n));
+  }
+}

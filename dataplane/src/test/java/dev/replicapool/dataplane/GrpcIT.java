@@ -1,0 +1,199 @@
+package dev.replicapool.dataplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.wire.MemberSnapshot;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * gRPC through the data plane with real grpc-java servers as members and a real grpc-java client:
+ * every RPC kind, per-request balancing over one client connection, trailers passed through, a
+ * member failing with UNAVAILABLE counted against it.
+ */
+class GrpcIT extends DataPlaneTestBase {
+  static final String HOST = "echo.grpc.example";
+  final List<GrpcEcho> servers = new ArrayList<>();
+  ManagedChannel channel;
+
+  @AfterEach
+  void stopGrpc() {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    servers.forEach(GrpcEcho::stop);
+  }
+
+  GrpcEcho server(String name) throws Exception {
+    GrpcEcho s = new GrpcEcho(name);
+    servers.add(s);
+    return s;
+  }
+
+  static MemberSnapshot member(GrpcEcho s) {
+    return new MemberSnapshot("127.0.0.1", s.port(), 1.0, MemberState.Healthy);
+  }
+
+  void pool(GrpcEcho... members) {
+    SnapshotBuilder b =
+        SnapshotBuilder.pool("shop/echo").hosts(HOST).appProtocol("kubernetes.io/h2c");
+    for (GrpcEcho m : members) {
+      b.member(member(m));
+    }
+    publish(b);
+    channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort())
+            .usePlaintext()
+            .overrideAuthority(HOST)
+            .build();
+  }
+
+  @Test
+  void unaryCallsOverOneConnectionAreBalancedPerRequest() throws Exception {
+    GrpcEcho a = server("a");
+    GrpcEcho b = server("b");
+    GrpcEcho c = server("c");
+    startDataPlane();
+    pool(a, b, c);
+    Map<String, Integer> counts = new HashMap<>();
+    int calls = 6000;
+    for (int i = 0; i < calls; i++) {
+      String answer = GrpcEcho.unary(channel, "x" + i);
+      assertThat(answer).endsWith(":x" + i);
+      counts.merge(answer.substring(0, answer.indexOf(':')), 1, Integer::sum);
+    }
+    System.out.println(
+        "FIGURE grpc per-request spread of "
+            + calls
+            + " unary RPCs over one connection: "
+            + counts);
+    assertThat(counts).containsOnlyKeys("a", "b", "c");
+    counts.values().forEach(n -> assertThat(n).isBetween(calls / 3 * 9 / 10, calls / 3 * 11 / 10));
+  }
+
+  @Test
+  void streamingCallsOfEveryKindPassThrough() throws Exception {
+    GrpcEcho a = server("a");
+    startDataPlane();
+    pool(a);
+
+    List<String> streamed = new ArrayList<>();
+    GrpcEcho.serverStream(channel, 50).forEachRemaining(streamed::add);
+    assertThat(streamed).hasSize(50).first().isEqualTo("a:0");
+    assertThat(streamed).last().isEqualTo("a:49");
+
+    CompletableFuture<String> summed = new CompletableFuture<>();
+    StreamObserver<String> up =
+        ClientCalls.asyncClientStreamingCall(
+            channel.newCall(GrpcEcho.CLIENT_STREAM, CallOptions.DEFAULT), observer(summed, null));
+    for (int i = 0; i < 20; i++) {
+      up.onNext("p" + i + ";");
+    }
+    up.onCompleted();
+    assertThat(summed.get(10, TimeUnit.SECONDS)).startsWith("a:p0;p1;").endsWith("p19;");
+
+    List<String> echoed = new CopyOnWriteArrayList<>();
+    CompletableFuture<String> bidiDone = new CompletableFuture<>();
+    StreamObserver<String> bidi =
+        ClientCalls.asyncBidiStreamingCall(
+            channel.newCall(GrpcEcho.BIDI, CallOptions.DEFAULT), observer(bidiDone, echoed));
+    for (int i = 0; i < 30; i++) {
+      bidi.onNext("m" + i);
+    }
+    bidi.onCompleted();
+    bidiDone.get(10, TimeUnit.SECONDS);
+    assertThat(echoed).hasSize(30).first().isEqualTo("a:m0");
+  }
+
+  @Test
+  void statusAndMessageInTrailersReachTheClientAndUnavailableCountsAgainstTheMember()
+      throws Exception {
+    GrpcEcho a = server("a");
+    startDataPlane();
+    pool(a);
+    StatusRuntimeException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            StatusRuntimeException.class,
+            () -> ClientCalls.blockingUnaryCall(channel, GrpcEcho.FAIL, CallOptions.DEFAULT, "x"));
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(e.getStatus().getDescription()).isEqualTo("a is unavailable");
+    assertThat(poolStatus("shop/echo").getJsonArray("members").getJsonObject(0).getLong("failures"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aMemberThatIsGoneIsRetriedElsewhereWithoutAFailedCall() throws Exception {
+    GrpcEcho a = server("a");
+    GrpcEcho b = server("b");
+    startDataPlane();
+    pool(a, b);
+    b.stop();
+    b.server.awaitTermination(5, TimeUnit.SECONDS);
+    for (int i = 0; i < 50; i++) {
+      assertThat(GrpcEcho.unary(channel, "k" + i)).isEqualTo("a:k" + i);
+    }
+  }
+
+  @Test
+  void aDeadlineShorterThanTheMemberIsHonouredAtTheProxy() throws Exception {
+    GrpcEcho a = server("a");
+    startDataPlane();
+    pool(a);
+    ClientCall<String, String> call =
+        channel.newCall(
+            GrpcEcho.BIDI, CallOptions.DEFAULT.withDeadlineAfter(300, TimeUnit.MILLISECONDS));
+    CompletableFuture<Status> closed = new CompletableFuture<>();
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        },
+        new Metadata());
+    call.request(1);
+    // no message, no half-close: the member waits for ever, the deadline ends the call
+    assertThat(closed.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+  }
+
+  private static StreamObserver<String> observer(CompletableFuture<String> last, List<String> all) {
+    return new StreamObserver<>() {
+      String latest;
+
+      @Override
+      public void onNext(String v) {
+        latest = v;
+        if (all != null) {
+          all.add(v);
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        last.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        last.complete(latest);
+      }
+    };
+  }
+}
