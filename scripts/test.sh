@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-tools.sh
 scripts/provision-k8s.sh
+scripts/provision-h2spec.sh
 exec mvn -B -ntp -Dstyle.color=never verify "$@"

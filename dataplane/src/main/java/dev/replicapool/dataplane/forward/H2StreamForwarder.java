@@ -218,6 +218,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     cancel();
   }
 
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close(); // a stream error on the client's side: the codec resets the stream
+  }
+
   private void cancel() {
     if (done) {
       return;

@@ -6,6 +6,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.ReferenceCountUtil;
@@ -36,6 +39,11 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
       ctx.close();
       return;
     }
+    if (!wellFormedRequest(headers.headers())) {
+      ReferenceCountUtil.release(msg);
+      ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
+      return;
+    }
     CharSequence authority = headers.headers().authority();
     if (authority == null) {
       authority = headers.headers().get("host");
@@ -62,5 +70,21 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
       p.remove(this);
     }
     p.fireChannelRead(msg);
+  }
+
+  /** RFC 9113 8.3.1: :method, :scheme and :path, each once (CONNECT aside). */
+  private static boolean wellFormedRequest(Http2Headers h) {
+    if (h.method() == null) {
+      return false;
+    }
+    if (h.method().toString().equals("CONNECT")) {
+      return h.authority() != null;
+    }
+    return h.scheme() != null && h.path() != null && h.path().length() > 0;
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close(); // a stream error: the codec resets the stream
   }
 }

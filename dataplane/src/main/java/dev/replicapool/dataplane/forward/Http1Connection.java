@@ -334,6 +334,11 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     return ctx.channel().eventLoop();
   }
 
+  /** Whether the client reads answers while it sends (an HTTP/2 stream). */
+  boolean fullDuplex() {
+    return setup.overH2();
+  }
+
   boolean http10() {
     return head.http10();
   }

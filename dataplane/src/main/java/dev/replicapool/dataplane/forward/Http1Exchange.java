@@ -440,7 +440,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
    * {@code HOLD_LIMIT} of it, beyond which the member is not read until then.
    */
   private void out(ByteBuf b) {
-    if (requestEnded) {
+    if (requestEnded || client.fullDuplex()) {
       wroteToClient = true;
       client.write(b);
       return;
@@ -499,7 +499,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     releaseUpstream();
     cancelTimer();
     memberDone = true;
-    if (!requestEnded) {
+    if (!requestEnded && !client.fullDuplex()) {
       deferredEnd = true; // answered once the client's body is complete
       return;
     }
