@@ -474,8 +474,9 @@ public final class ControlPlaneClient {
     Future.join(results)
         .onComplete(
             done -> {
-              // One frame for the answers of a batch: a write (and a syscall) per answer was a
-              // fifth of the data plane's time when 1,000 pools arrived at once.
+              // One frame for the answers of a batch: a write (and a syscall) per answer costs
+              // about a fifth of the data plane's time when 1,000 pools arrive at once
+              // (docs/BENCHMARKS.md, item 6).
               Map<WebSocket, List<StreamMessage>> bySocket = new java.util.LinkedHashMap<>();
               int next = 0;
               for (Step st : steps) {

@@ -34,10 +34,12 @@ import org.junit.jupiter.api.Test;
  * must never carry another request; the client gets 413 or 400 at once; none of it counts against
  * the member; and the proxy keeps serving.
  *
- * <p>The first two tests are the two cases HostileRequestsIT used to fail in about half of the full
- * runs: before the fix, Vert.x handed the member connection back to its pool half-way through the
- * cut body, and the next request on it waited for ever (and an invalid chunk got a 502 blaming the
- * member, or nothing).
+ * <p>What could go wrong: Vert.x hands a member connection whose request was reset after the answer
+ * ended back to its pool, half-way through the cut body, and the next request on it waits for ever
+ * ({@code proxy.UpstreamRequest} closes such a connection instead); a body that cannot be framed
+ * could end in a 502 that blames the member, or in no answer. HostileRequestsIT meets these cases
+ * once per run, as races; the tests here force the order or repeat the case until a wrong outcome
+ * would show.
  */
 class AbortedRequestBodyIT extends DataPlaneTestBase {
   static final String HOST = "bodies.shop.example";
@@ -55,7 +57,7 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
 
   /**
    * Deterministic: the member's answer is through before the body is, then the body goes past the
-   * limit. Before the fix every request after it hung.
+   * limit. Were that connection reused, every request after it would hang.
    */
   @Test
   void aMemberConnectionLeftHalfWayThroughABodyIsNeverReused() throws Exception {
@@ -80,8 +82,8 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
     post.write(Buffer.buffer("c".repeat(40_000))).await(10, TimeUnit.SECONDS);
     assertThat(answer.await(10, TimeUnit.SECONDS).toString()).contains("\"replica\":\"m1\"");
     post.write(Buffer.buffer("c".repeat(40_000))).await(10, TimeUnit.SECONDS); // past the limit
-    // The proxy gives the member request up and closes its connection; before the fix Vert.x
-    // handed that connection back to the pool, and the next request on it hung.
+    // The proxy gives the member request up and closes its connection: back in the pool, half-way
+    // through the body, the connection would hang the next request sent on it.
     await()
         .atMost(Duration.ofSeconds(5))
         .until(
@@ -100,7 +102,7 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
     h2.close().await(10, TimeUnit.SECONDS);
   }
 
-  /** HostileRequestsIT's case [5], many times: the race it lost in about 1 run in 8 here. */
+  /** HostileRequestsIT's case [5], 30 times: a race, which an unguarded proxy lost 1 try in 8. */
   @Test
   void aChunkedBodyGrowingPastTheLimitIs413AndTheNextRequestIsServed() throws Exception {
     TestMember m = start(true);
@@ -121,8 +123,8 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
 
   /**
    * HostileRequestsIT's case [13] and its kin: Vert.x cannot frame the body and closes the
-   * connection right after; the proxy answers 400 first. Before the fix: closed without an answer,
-   * or (when a pooled member connection was at hand at once) a 502 that blamed the member.
+   * connection right after; the proxy answers 400 first, rather than closing without an answer or
+   * (when a pooled member connection is at hand at once) answering a 502 that blames the member.
    */
   @Test
   void aBodyThatCannotBeFramedIs400AndClosedAndNotTheMembersFault() throws Exception {

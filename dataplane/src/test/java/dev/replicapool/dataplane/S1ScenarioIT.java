@@ -9,7 +9,9 @@ import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** SCENARIOS.md S1 on the data plane: 3 replicas, 300 sequential requests on one connection. */
+/**
+ * S1 of docs/SCENARIOS.md on the data plane: 3 replicas, 300 sequential requests, one connection.
+ */
 class S1ScenarioIT extends DataPlaneTestBase {
   static final String HOST = "tracking.shop.example";
 

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * S1 of SCENARIOS.md through the real stack: three replicas, a 200 ms health check where one failed
- * round marks a replica down, 300 sequential requests over one keep-alive connection.
+ * S1 of docs/SCENARIOS.md through the real stack: three replicas, a 200 ms health check where one
+ * failed round marks a replica down, 300 sequential requests over one keep-alive connection.
  */
 class ScenarioS1IT {
   static SystemHarness h;
@@ -107,7 +107,7 @@ class ScenarioS1IT {
     assertThat(checked).isEqualTo(new TreeMap<>(Map.of("k1", 150, "k3", 150)));
 
     // Health check off: the operator never learns, the data plane's retry and passive ejection
-    // still answer every request (the seed lost 100 of 300 here).
+    // still answer every request (the reference round-robin script lost 100 of 300 here).
     TreeMap<String, Integer> unchecked = h.sequential("unchecked.local", 300);
     System.out.println("S1 k2 killed, health check off:   " + unchecked);
     assertThat(unchecked.keySet()).as("no failed request: %s", unchecked).containsOnly("k1", "k3");

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * S2 of SCENARIOS.md through the real stack: replicas register with 900 ms Leases renewed every 300
- * ms and report their health with each renewal; six requests per phase through the data plane.
+ * S2 of docs/SCENARIOS.md through the real stack: replicas register with 900 ms Leases renewed
+ * every 300 ms and report their health with each renewal; six requests per phase through the data
+ * plane.
  */
 class ScenarioS2IT {
   static SystemHarness h;
@@ -86,7 +87,7 @@ class ScenarioS2IT {
     spec.registration = new Registration();
     spec.route = new Route();
     spec.route.hosts = List.of("registry.local");
-    // As in the seed: the registry alone decides, no active probes.
+    // As with S2's reference registry: the registry alone decides, no active probes.
     spec.healthCheck.enabled = false;
     pool.setSpec(spec);
     h.client.resource(pool).create();

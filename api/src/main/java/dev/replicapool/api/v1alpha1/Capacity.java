@@ -8,7 +8,10 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** Capacity planning inputs (seed: 513.89 req/s peak, 400 req/s per replica, target 0.5). */
+/**
+ * Capacity planning inputs. S1 of docs/SCENARIOS.md uses 513.89 req/s peak, 400 req/s per replica
+ * and a target of 0.5.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "self.targetUtilization > 0.0",

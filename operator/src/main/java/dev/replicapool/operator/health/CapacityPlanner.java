@@ -4,9 +4,10 @@ import dev.replicapool.api.v1alpha1.Capacity;
 import dev.replicapool.api.v1alpha1.CapacityStatus;
 
 /**
- * Capacity arithmetic of a pool (seed 001): pure functions of the spec's capacity inputs and the
- * members the operator sees. Rates are rounded to two decimals, utilizations to three, half-up on
- * the exact binary value (513.89 / 2 is 256.9449... as a double, so 256.94).
+ * Capacity arithmetic of a pool (S1 in docs/SCENARIOS.md works it through): pure functions of the
+ * spec's capacity inputs and the members the operator sees. Rates are rounded to two decimals,
+ * utilizations to three, half-up on the exact binary value (513.89 / 2 is 256.9449... as a double,
+ * so 256.94).
  */
 public final class CapacityPlanner {
   private static final double EPSILON = 1e-9;

@@ -144,7 +144,8 @@ public record HealthPolicy(
 
   /**
    * Expected time from a member's death to its ejection: interval x unhealthy threshold (a dead
-   * member fails fast; a hanging one adds up to one timeout). The seed's 200 ms x 1 = 200 ms.
+   * member fails fast; a hanging one adds up to one timeout). S1's 200 ms x 1 = 200 ms
+   * (docs/SCENARIOS.md).
    */
   public long detectionMillis() {
     return intervalMillis * unhealthyThreshold;

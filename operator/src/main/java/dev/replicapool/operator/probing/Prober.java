@@ -320,7 +320,7 @@ public final class Prober implements AutoCloseable {
   /**
    * Sends a few requests through the shared client to a throwaway server on 127.0.0.1 before the
    * first real probe: a cold JVM spends a few hundred milliseconds loading the HTTP stack, which
-   * would fail the first probes of every member under a tight timeout (the seed's 100 ms) and eject
+   * would fail the first probes of every member under a tight timeout (S1's 100 ms) and eject
    * healthy members at operator start. Capped at 3 s; probes start afterwards whatever happened.
    */
   private void warmUp() {

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class CapacityPlannerTest {
 
+  /** S1's capacity inputs (docs/SCENARIOS.md); the seed* tests check S1's figures. */
   private static Capacity seed() {
     Capacity c = new Capacity();
     c.peakRequestsPerSecond = 513.89;
@@ -48,7 +49,7 @@ class CapacityPlannerTest {
 
   @Test
   void droppedRequestsScaleWithDetectionTime() {
-    // Seed: 10 minutes of manual recovery instead of a 200 ms check.
+    // S1's comparison: 10 minutes of manual recovery instead of a 200 ms check.
     CapacityStatus s = CapacityPlanner.plan(seed(), 3, 200, 600_000).status();
     assertThat(s.droppedRequestsPerFailure).isEqualTo(102_778.0);
   }

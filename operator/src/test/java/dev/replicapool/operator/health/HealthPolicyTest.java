@@ -77,6 +77,7 @@ class HealthPolicyTest {
     assertThat(HealthPolicy.from(spec)).isEqualTo(HealthPolicy.defaults());
   }
 
+  /** S1's health check (docs/SCENARIOS.md): every 200 ms, one failure marks a member down. */
   @Test
   void seedHealthCheckDetectsInOneInterval() {
     ReplicaPoolSpec spec = new ReplicaPoolSpec();

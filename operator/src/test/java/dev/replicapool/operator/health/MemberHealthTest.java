@@ -29,7 +29,10 @@ class MemberHealthTest {
     return HealthPolicy.from(spec);
   }
 
-  /** The seed's load balancer: RoundRobin, 200 ms interval, one failed round marks it down. */
+  /**
+   * S1's load balancer (docs/SCENARIOS.md): RoundRobin, 200 ms interval, one failed round marks it
+   * down.
+   */
   static HealthPolicy seedRoundRobin() {
     ReplicaPoolSpec spec = new ReplicaPoolSpec();
     spec.healthCheck.intervalMillis = 200;

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * S2: members that register themselves with Leases of 900 ms renewed every 300 ms, through the five
- * phases of the seed. Registered counts live leases, routable those that also report healthy.
+ * phases of S2 in docs/SCENARIOS.md. Registered counts live leases, routable those that also report
+ * healthy.
  */
 class LeaseRegistrationIT {
   static OperatorHarness h;
@@ -63,7 +64,8 @@ class LeaseRegistrationIT {
     pool.getMetadata().setNamespace(h.namespace);
     pool.setSpec(new ReplicaPoolSpec());
     pool.getSpec().registration = new Registration();
-    // As in the seed, only the registry decides: no active probes, the renewal carries health.
+    // As with S2's reference registry, only the registry decides: no active probes, the renewal
+    // carries health.
     pool.getSpec().healthCheck.enabled = false;
     h.client.resource(pool).create();
 

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Static members probed by the operator, with the seed's capacity inputs (S1's status part). */
+/**
+ * Static members probed by the operator, with S1's capacity inputs: the status part of S1 in
+ * docs/SCENARIOS.md.
+ */
 class StaticPoolIT {
   static OperatorHarness h;
   static final List<ReplicaProcess> replicas = new ArrayList<>();
