@@ -95,6 +95,32 @@ dataplane() {
   local end=$((SECONDS + 20))
   until curl -sf "http://127.0.0.1:$DP_ADMIN/healthz" >/dev/null; do [ $SECONDS -lt $end ] || return 1; sleep 0.1; done
 }
+# static_backends N: nginx (one worker) answering like the sample replica, with nothing else to do:
+# "return 200" with a 60-byte JSON body and x-replica kI on BACKEND_BASE+i, /healthz 200. Fast
+# backends let the proxy's own cost show; JVM backends on the same two cores hide it.
+STATIC_PID=""
+static_backends() {
+  local dir="$OUT/static"; mkdir -p "$dir"
+  {
+    echo "worker_processes 1; daemon off; pid $dir/nginx.pid; error_log $dir/error.log warn;"
+    echo "events { worker_connections 4096; }"
+    echo "http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;"
+    echo "  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;"
+    echo "  keepalive_requests 1000000;"
+    for i in $(seq 1 "$1"); do
+      echo "  server { listen 127.0.0.1:$((BACKEND_BASE + i));"
+      echo "    location /healthz { return 200 'ok'; }"
+      echo "    location / { add_header x-replica k$i; default_type application/json;"
+      echo "      return 200 '{\"replica\":\"k$i\",\"tracking\":\"1\",\"ok\":true,\"n\":12345}'; } }"
+    done
+    echo "}"
+  } > "$dir/nginx.conf"
+  nginx -c "$dir/nginx.conf" -p "$dir" >"$OUT/static.log" 2>&1 &
+  STATIC_PID=$!; PIDS+=($STATIC_PID)
+  for i in $(seq 1 "$1"); do wait_port $((BACKEND_BASE + i)); done
+}
+# cpu_ticks PID: user + system clock ticks of a process and its threads (children of nginx too).
+cpu_ticks() { local t=0 p; for p in $1 $(pgrep -P "$1" || true); do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat))); done; echo $t; }
 stop_pid() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 # haproxy THREADS BALANCE N: configured as its users do: keep-alive to the servers (http-reuse),

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Throughput and CPU per request of the data plane beside HAProxy and nginx, all with ONE
+# thread/event loop, against three static nginx backends (return 200): the proxies' own cost.
+#   bench/proxy/fast.sh            ROUNDS=3 DURATION=5 CONNS=32 WARMUP=15
+source "$(dirname "$0")/../lib/common.sh"
+ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-5}; CONNS=${CONNS:-32}; WARMUP=${WARMUP:-15}
+RES="$OUT/fast.tsv"
+log "machine: $(machine)"
+static_backends 3
+cptool
+echo -e "round\ttarget\treq_s\tp50_ms\tp99_ms\tcpu_us_per_req\trss_mib\tload1" > "$RES"
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+run() { # target port pid round
+  local t0 t1 o rps p50 p99 n cpu rss
+  t0=$(cpu_ticks "$3")
+  o=$(wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -H "Host: $HOSTHDR" "http://127.0.0.1:$2/track/1" 2>&1)
+  t1=$(cpu_ticks "$3")
+  rps=$(echo "$o" | awk '/Requests\/sec/{print $2}')
+  n=$(echo "$o" | awk '/requests in/{print $1}')
+  p50=$(echo "$o" | awk '$1=="50%"{print $2}'); p99=$(echo "$o" | awk '$1=="99%"{print $2}')
+  cpu=$(awk -v d=$((t1 - t0)) -v n="$n" -v u="$TICK_US" 'BEGIN{printf "%.1f", d*u/n}')
+  rss=$(awk '/VmRSS/{printf "%.0f", $2/1024}' /proc/$3/status)
+  echo -e "$4\t$1\t$rps\t$p50\t$p99\t$cpu\t$rss\t$(loadavg | cut -d' ' -f1)" | tee -a "$RES"
+  echo "$o" | grep -E "Non-2xx|Socket errors" && log "  $1: errors above" || true
+}
+
+dataplane 1; publish RoundRobin 3
+haproxy_start 1 roundrobin 3
+nginx_start 1 "" 3
+declare -A PORT=([dataplane]=$DP_PORT [haproxy]=$HAPROXY_PORT [nginx]=$NGINX_PORT [direct]=$((BACKEND_BASE + 1)))
+declare -A PID=([dataplane]=$DP_PID [haproxy]=$HAPROXY_PID [nginx]=$NGINX_PID [direct]=$STATIC_PID)
+TARGETS=(dataplane haproxy nginx direct)
+start=$(date +%s.%N)
+wrk -t1 -c"$CONNS" -d"${WARMUP}s" -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" > "$OUT/warmup.txt"
+log "data plane warm-up ${WARMUP}s: $(awk '/Requests\/sec/{print $2}' "$OUT/warmup.txt") req/s"
+for x in haproxy nginx direct; do wrk -t1 -c"$CONNS" -d3s -H "Host: $HOSTHDR" "http://127.0.0.1:${PORT[$x]}/track/1" >/dev/null; done
+for r in $(seq 1 "$ROUNDS"); do
+  for i in 0 1 2 3; do
+    x=${TARGETS[$(( (i + r - 1) % 4 ))]}
+    run "$x" "${PORT[$x]}" "${PID[$x]}" "$r"
+  done
+done
+python3 - "$RES" <<'PY' | tee -a "$OUT/log.txt"
+import sys, csv, statistics as st
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
+med = lambda x, k: st.median(float(r[k]) for r in rows if r['target'] == x)
+h = med('haproxy', 'req_s')
+for x in ['dataplane', 'haproxy', 'nginx', 'direct']:
+    print(f"{x:10s} {med(x,'req_s'):>9,.0f} req/s  {med(x,'req_s')/h:4.2f}x HAProxy  "
+          f"cpu {med(x,'cpu_us_per_req'):5.1f} us/req  p50 {med(x,'p50_ms') if False else ''}")
+PY
