@@ -15,6 +15,8 @@ import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.controlplane.WireCodec;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.operator.OperatorConfig;
+import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -30,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,14 +52,27 @@ class DataPlaneGroupsIT {
   static DataPlane dpB;
   static final List<String> framesOfB = new CopyOnWriteArrayList<>();
   static final HttpClient http = HttpClient.newHttpClient();
+  static final String TOKEN_B = "token-of-group-b";
+  static DataPlane thief;
 
   @BeforeAll
   static void start() throws Exception {
     h = new SystemHarness("groups");
+    // The operator again on the same port, now with a token of its own for group b.
+    h.stopOperator();
+    h.operator =
+        ReplicaPoolOperator.start(
+            h.client,
+            OperatorConfig.local(SystemHarness.TOKEN)
+                .withNamespaces(Set.of(h.namespace))
+                .withPorts(h.operatorPort(), 0)
+                .withGroupTokens(Map.of("b", TOKEN_B)));
     replica =
         h.closeLater(ReplicaProcess.start("g1", "127.0.0.1", ReplicaProcess.freePort("127.0.0.1")));
-    dpA = dataPlane("dp-group-a", "a");
-    dpB = dataPlane("dp-group-b", "b");
+    dpA = dataPlane("dp-group-a", "a", SystemHarness.TOKEN);
+    dpB = dataPlane("dp-group-b", "b", TOKEN_B);
+    // The shared token cannot subscribe to group b, which has a token of its own.
+    thief = dataPlane("dp-thief", "b", SystemHarness.TOKEN);
     // A third data plane of group b that only records what the operator sends it.
     WebSocket ws =
         block(
@@ -71,20 +87,18 @@ class DataPlaneGroupsIT {
                                     .setPort(h.operatorPort())
                                     .setURI(ControlPlaneProtocol.STREAM_PATH)
                                     .putHeader(
-                                        ControlPlaneProtocol.AUTHORIZATION,
-                                        "Bearer " + SystemHarness.TOKEN))));
+                                        ControlPlaneProtocol.AUTHORIZATION, "Bearer " + TOKEN_B))));
     ws.textMessageHandler(framesOfB::add);
     block(ws.writeTextMessage(WireCodec.encode(StreamMessage.hello("dp-group-b-recorder", "b"))));
   }
 
-  static DataPlane dataPlane(String node, String group) {
+  static DataPlane dataPlane(String node, String group, String token) {
     DataPlane dp =
         block(
             DataPlane.start(
                 h.vertx,
                 new DataPlane.Config(
-                    ControlPlaneClient.Options.of(
-                            "127.0.0.1", h.operatorPort(), SystemHarness.TOKEN, node)
+                    ControlPlaneClient.Options.of("127.0.0.1", h.operatorPort(), token, node)
                         .withGroup(group)
                         .withBackoff(50, 500),
                     ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
@@ -122,10 +136,12 @@ class DataPlaneGroupsIT {
   }
 
   static Condition synced(String pool) {
-    return h.pool(pool).get().getStatus().conditions.stream()
+    ReplicaPool p = h.pool(pool).get();
+    assertThat(p.getStatus()).as("status of %s", pool).isNotNull();
+    return p.getStatus().conditions.stream()
         .filter(c -> c.getType().equals("DataPlaneSynced"))
         .findFirst()
-        .orElseThrow();
+        .orElseThrow(() -> new AssertionError("no DataPlaneSynced condition yet"));
   }
 
   @Test
@@ -185,6 +201,8 @@ class DataPlaneGroupsIT {
     await().atMost(WAIT).until(() -> dpA.store().table().pool(key) == null);
     assertThat(status(dpA)).doesNotContain("secure");
     await().atMost(WAIT).until(() -> framesOfB.stream().anyMatch(f -> f.contains(key)));
+    // The data plane that claims group b with the shared token got nothing, not even now.
+    assertThat(thief.store().table().pools()).isEmpty();
     // Two data planes of group b now count: the real one and the recorder (which never ACKs).
     await()
         .atMost(WAIT)
