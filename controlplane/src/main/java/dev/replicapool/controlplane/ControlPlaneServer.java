@@ -72,6 +72,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: {@code publish}, {@code remove} and {@code syncState} may be called from any
  * thread. Listeners run on the server's event loop and must not block.
+ *
+ * <p>Why one class past 300 lines: one lock guards the pools' latest frames, the connections, what
+ * each was sent and what each acknowledged, and every decision (who gets a frame, who counts for a
+ * pool) reads all of them at once; split, the pieces would share that lock and its invariants. Who
+ * may serve which group lives apart, in {@link DataPlaneCredentials}.
  */
 public final class ControlPlaneServer {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
@@ -421,8 +426,9 @@ public final class ControlPlaneServer {
   }
 
   /**
-   * Tells every data plane to forget the pool. The removal gets the next version and is replayed to
-   * data planes that connect later, so that one that missed it while away drops the pool too.
+   * Tells every data plane that served the pool (its groups, or holding it) to forget it. The
+   * removal gets the next version and is replayed to data planes of those groups that connect
+   * later, so that one that missed it while away drops the pool too.
    *
    * @return the version of the removal
    */
@@ -583,7 +589,6 @@ public final class ControlPlaneServer {
   }
 
   private void hello(Connection c, String node, String declaredGroup) {
-    List<Connection> replaced = new ArrayList<>();
     if (node == null || node.isBlank() || node.length() > MAX_NODE_CHARS) {
       close(c, (short) 1008, "hello needs a node name");
       return;
@@ -594,6 +599,7 @@ public final class ControlPlaneServer {
     }
     Map<String, SyncState> before;
     Map<String, SyncState> after;
+    List<Connection> replaced;
     synchronized (lock) {
       if (c.closed || c.node != null) {
         if (!c.closed) {
@@ -602,26 +608,7 @@ public final class ControlPlaneServer {
         return;
       }
       before = statesLocked(pools.keySet());
-      c.node = node.strip();
-      c.group = group;
-      // One connection per node: a data plane that redials before this server noticed its old
-      // stream died must not count twice in DataPlaneSynced. The newer stream wins.
-      for (Connection other : List.copyOf(connections)) {
-        if (other.node.equals(c.node)) {
-          connections.remove(other);
-          other.closed = true;
-          replaced.add(other);
-        }
-      }
-      connections.add(c);
-      for (Map.Entry<String, Entry> e : pools.entrySet()) {
-        if (e.getValue().groups().contains(group)) {
-          c.send(e.getValue(), e.getKey());
-        }
-      }
-      if (initialSyncDone) {
-        c.ws.writeTextMessage(syncedFrame());
-      }
+      replaced = admitLocked(c, node.strip(), group);
       after = statesLocked(pools.keySet());
     }
     for (Connection old : replaced) {
@@ -643,6 +630,35 @@ public final class ControlPlaneServer {
       log.info("data plane {} of group {} connected from {}", c.node, c.group, c.remote);
     }
     fireChanges(before, after);
+  }
+
+  /**
+   * Counts the connection as the data plane {@code node} of {@code group} and sends it what its
+   * group gets; returns the older streams of the same node it replaces (to be closed).
+   */
+  private List<Connection> admitLocked(Connection c, String node, String group) {
+    c.node = node;
+    c.group = group;
+    // One connection per node: a data plane that redials before this server noticed its old
+    // stream died must not count twice in DataPlaneSynced. The newer stream wins.
+    List<Connection> replaced = new ArrayList<>();
+    for (Connection other : List.copyOf(connections)) {
+      if (other.node.equals(c.node)) {
+        connections.remove(other);
+        other.closed = true;
+        replaced.add(other);
+      }
+    }
+    connections.add(c);
+    for (Map.Entry<String, Entry> e : pools.entrySet()) {
+      if (e.getValue().groups().contains(group)) {
+        c.send(e.getValue(), e.getKey());
+      }
+    }
+    if (initialSyncDone) {
+      c.ws.writeTextMessage(syncedFrame());
+    }
+    return replaced;
   }
 
   /**
