@@ -49,7 +49,14 @@ final class DataPlaneCredentials {
       if (e.getValue() == null || e.getValue().isBlank()) {
         throw new IllegalArgumentException("the token of group " + e.getKey() + " is empty");
       }
-      list.add(new GroupToken(e.getKey(), digest(e.getValue())));
+      byte[] d = digest(e.getValue());
+      if (MessageDigest.isEqual(d, sharedDigest)
+          || list.stream().anyMatch(t -> MessageDigest.isEqual(t.digest(), d))) {
+        // One token for two groups (or the shared one) would serve both: refuse it.
+        throw new IllegalArgumentException(
+            "the token of group " + e.getKey() + " is also the shared token or another group's");
+      }
+      list.add(new GroupToken(e.getKey(), d));
     }
     this.groupTokens = List.copyOf(list);
   }
