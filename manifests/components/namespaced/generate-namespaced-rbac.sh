@@ -1,7 +1,8 @@
 #!/usr/bin/env sh
 # Writes the two files of the namespaced Component for a comma-separated list of namespaces:
-# watched-namespaces.yaml (a Role and a RoleBinding per namespace, the same rules as the base's
-# ClusterRole) and operator-namespaces.yaml (the operator's --namespaces flag).
+# watched-namespaces.yaml (a Role and a RoleBinding per namespace, with the rules of the base's
+# ClusterRole replicapool-operator, read from ../../rbac.yaml so that the two never differ) and
+# operator-namespaces.yaml (the operator's --namespaces flag).
 #   manifests/components/namespaced/generate-namespaced-rbac.sh shop,payments
 set -eu
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -11,6 +12,18 @@ if [ -z "$list" ]; then
   exit 2
 fi
 operator_namespace=${OPERATOR_NAMESPACE:-replicapool-system}
+# The rules of the ClusterRole replicapool-operator in the base, comments included.
+rules=$(awk '
+  /^kind: ClusterRole$/ { kind = 1; next }
+  kind && /^  name: replicapool-operator$/ { grab = 1; kind = 0; next }
+  /^---/ { if (grab) exit; kind = 0 }
+  grab && /^rules:/ { inrules = 1; next }
+  grab && inrules { print }
+' "$dir/../../rbac.yaml")
+if [ -z "$rules" ]; then
+  echo "no rules of ClusterRole replicapool-operator found in $dir/../../rbac.yaml" >&2
+  exit 1
+fi
 out="$dir/watched-namespaces.yaml.tmp"
 : > "$out"
 for ns in $(printf '%s' "$list" | tr ',' ' '); do
@@ -27,31 +40,14 @@ for ns in $(printf '%s' "$list" | tr ',' ' '); do
       ;;
   esac
   cat >> "$out" <<YAML
-# The operator's rights in namespace $ns (see docs/INSTALL.md for each rule).
+# The operator's rights in namespace $ns: the base ClusterRole's rules (docs/INSTALL.md).
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
   name: replicapool-operator
   namespace: $ns
 rules:
-  - apiGroups: ["replicapool.dev"]
-    resources: ["replicapools"]
-    verbs: ["get", "list", "watch"]
-  - apiGroups: ["replicapool.dev"]
-    resources: ["replicapools/status"]
-    verbs: ["get", "patch", "update"]
-  - apiGroups: [""]
-    resources: ["pods"]
-    verbs: ["get", "list", "watch"]
-  - apiGroups: ["coordination.k8s.io"]
-    resources: ["leases"]
-    verbs: ["get", "list", "watch", "delete"]
-  - apiGroups: [""]
-    resources: ["secrets"]
-    verbs: ["list", "watch"]
-  - apiGroups: [""]
-    resources: ["events"]
-    verbs: ["create", "patch"]
+$rules
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding

@@ -132,6 +132,14 @@ class NamespacedInstallIT {
             watchedA + "/replicapool-operator",
             watchedB + "/replicapool-operator",
             NAMESPACE + "/replicapool-operator-leader-election");
+    // The generator copies the base ClusterRole's rules: a rule added there reaches every Role.
+    var clusterWide =
+        RenderedManifests.render(kubectl, client)
+            .one(ClusterRole.class, "replicapool-operator")
+            .getRules();
+    assertThat(m.all(Role.class))
+        .filteredOn(r -> r.getMetadata().getName().equals("replicapool-operator"))
+        .allSatisfy(r -> assertThat(r.getRules()).isEqualTo(clusterWide));
     assertThat(m.all(RoleBinding.class))
         .allSatisfy(
             b ->
