@@ -49,6 +49,9 @@ public final class ControlPlaneClient {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneClient.class);
 
   /**
+   * @param group the data-plane group this data plane serves (it receives only the pools of its
+   *     group); null names none: the operator takes the group of the client certificate, else
+   *     {@link ControlPlaneProtocol#DEFAULT_GROUP}
    * @param trustPem PEM certificates that sign the operator's certificate; null for plain TCP
    * @param clientCertPem PEM client certificate (chain) presented to the operator for mutual TLS;
    *     null for none. Needs {@code trustPem} (TLS) and {@code clientKeyPem}
@@ -61,6 +64,7 @@ public final class ControlPlaneClient {
       int port,
       String token,
       String node,
+      String group,
       String trustPem,
       String clientCertPem,
       String clientKeyPem,
@@ -77,6 +81,11 @@ public final class ControlPlaneClient {
       if (node == null || node.isBlank()) {
         throw new IllegalArgumentException("a node name is required");
       }
+      if (group != null && !ControlPlaneProtocol.validGroup(group)) {
+        throw new IllegalArgumentException(
+            "a data-plane group is a DNS label (lower case letters, digits, '-', at most 63): "
+                + group);
+      }
       if (pingIntervalMillis <= 0 || connectTimeoutMillis <= 0) {
         throw new IllegalArgumentException("intervals must be positive");
       }
@@ -92,7 +101,15 @@ public final class ControlPlaneClient {
 
     /** Plain TCP, backoff 100 ms doubling to 5 s with +/-20% jitter, a ping every 10 s. */
     public static Options of(String host, int port, String token, String node) {
-      return new Options(host, port, token, node, null, null, null, 100, 5_000, 0.2, 10_000, 5_000);
+      return new Options(
+          host, port, token, node, null, null, null, null, 100, 5_000, 0.2, 10_000, 5_000);
+    }
+
+    /** Serves this data-plane group: the operator sends only the pools of this group. */
+    public Options withGroup(String name) {
+      Editor e = edit();
+      e.group = name;
+      return e.build();
     }
 
     public Options withTrustPem(String pem) {
@@ -135,6 +152,7 @@ public final class ControlPlaneClient {
       int port;
       String token;
       String node;
+      String group;
       String trustPem;
       String clientCertPem;
       String clientKeyPem;
@@ -149,6 +167,7 @@ public final class ControlPlaneClient {
         port = c.port;
         token = c.token;
         node = c.node;
+        group = c.group;
         trustPem = c.trustPem;
         clientCertPem = c.clientCertPem;
         clientKeyPem = c.clientKeyPem;
@@ -165,6 +184,7 @@ public final class ControlPlaneClient {
             port,
             token,
             node,
+            group,
             trustPem,
             clientCertPem,
             clientKeyPem,
@@ -189,6 +209,7 @@ public final class ControlPlaneClient {
           + port
           + ", node="
           + node
+          + (group == null ? "" : ", group=" + group)
           + ", tls="
           + (trustPem != null)
           + ", mutualTls="
@@ -329,7 +350,7 @@ public final class ControlPlaneClient {
     socket.binaryMessageHandler(b -> log.warn("ignoring a binary frame from the control plane"));
     socket.exceptionHandler(t -> lastError = String.valueOf(t.getMessage()));
     socket.closeHandler(v -> closed(socket));
-    socket.writeTextMessage(WireCodec.encode(StreamMessage.hello(options.node())));
+    socket.writeTextMessage(WireCodec.encode(StreamMessage.hello(options.node(), options.group())));
     backoff.reset();
     lastError = null;
     pingTimer =
@@ -350,6 +371,11 @@ public final class ControlPlaneClient {
       return;
     }
     ws = null;
+    if (socket.closeReason() != null && !socket.closeReason().isBlank()) {
+      // Say why the operator closed it (e.g. a token or certificate of another group).
+      lastError =
+          "closed by the control plane: " + socket.closeStatusCode() + " " + socket.closeReason();
+    }
     if (pingTimer >= 0) {
       vertx.cancelTimer(pingTimer);
       pingTimer = -1;

@@ -17,13 +17,12 @@ import io.vertx.core.http.ServerWebSocketHandshake;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -47,8 +46,14 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link #publish} keeps the latest snapshot per pool and sends it to every connected data
- *       plane; a data plane that says {@code hello} gets every current snapshot (and the removals
- *       this server made) at once.
+ *       plane of the pool's data-plane groups, and only to them: a pool's TLS key never reaches a
+ *       data plane of another group. A data plane that says {@code hello} gets every current
+ *       snapshot of its group (and the removals this server made) at once; one that held a pool
+ *       whose groups no longer include its own is told to remove it.
+ *   <li>A data plane's group is the one its client certificate names ({@link
+ *       DataPlaneCredentials#certificateGroup}), else the one its hello names, else {@link
+ *       ControlPlaneProtocol#DEFAULT_GROUP}; a group with a token of its own ({@link
+ *       Options#withGroupTokens}) is served only to that token.
  *   <li>Per data plane (node name and connection) the server remembers the last ACKed version and
  *       the last NACK of each pool; {@link #syncState} sums that up for the pool's status and
  *       {@link #onSyncChange} tells when it changed.
@@ -61,17 +66,23 @@ import org.slf4j.LoggerFactory;
  * growing across operator restarts and data planes that still remember the old ones accept the new
  * operator's snapshots.
  *
- * <p>Each connection counts as one data plane, named by its hello. A data plane that restarts
- * closes its old connection; one that vanished without closing it (a crashed node) stops counting
- * after {@link Options#readIdleTimeoutMillis()} without pings.
+ * <p>Each connection counts as one data plane of its group, named by its hello. A data plane that
+ * restarts closes its old connection; one that vanished without closing it (a crashed node) stops
+ * counting after {@link Options#readIdleTimeoutMillis()} without pings.
  *
  * <p>Thread-safe: {@code publish}, {@code remove} and {@code syncState} may be called from any
  * thread. Listeners run on the server's event loop and must not block.
+ *
+ * <p>Why one class past 300 lines: one lock guards the pools' latest frames, the connections, what
+ * each was sent and what each acknowledged, and every decision (who gets a frame, who counts for a
+ * pool) reads all of them at once; split, the pieces would share that lock and its invariants. Who
+ * may serve which group lives apart, in {@link DataPlaneCredentials}.
  */
 public final class ControlPlaneServer {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
   private static final int MAX_ERROR_CHARS = 512;
   private static final int MAX_NODE_CHARS = 253;
+  private static final Set<String> DEFAULT_GROUPS = Set.of(ControlPlaneProtocol.DEFAULT_GROUP);
 
   /**
    * @param host interface to bind, e.g. 0.0.0.0
@@ -83,6 +94,7 @@ public final class ControlPlaneServer {
    *     certificate signed by one of them (mutual TLS), and the bearer token is still checked
    * @param readIdleTimeoutMillis a connection on which nothing (not even a ping) arrived for this
    *     long is closed; data planes ping well within it
+   * @param groupTokens data-plane group to the token only its data planes present; empty for none
    */
   public record Options(
       String host,
@@ -90,8 +102,10 @@ public final class ControlPlaneServer {
       String token,
       TlsMaterial tls,
       String clientCaPem,
-      long readIdleTimeoutMillis) {
+      long readIdleTimeoutMillis,
+      Map<String, String> groupTokens) {
     public Options {
+      groupTokens = Map.copyOf(groupTokens);
       Objects.requireNonNull(host, "host");
       if (token == null || token.isBlank()) {
         throw new IllegalArgumentException("a control-plane token is required");
@@ -109,11 +123,19 @@ public final class ControlPlaneServer {
     }
 
     public Options(String host, int port, String token) {
-      this(host, port, token, null, null, 60_000);
+      this(host, port, token, null, null, 60_000, Map.of());
     }
 
     public Options withTls(TlsMaterial tls) {
-      return new Options(host, port, token, tls, clientCaPem, readIdleTimeoutMillis);
+      return new Options(host, port, token, tls, clientCaPem, readIdleTimeoutMillis, groupTokens);
+    }
+
+    /**
+     * Gives these data-plane groups tokens of their own (group to token): a data plane of such a
+     * group must present its group's token, and that token serves no other group.
+     */
+    public Options withGroupTokens(Map<String, String> tokens) {
+      return new Options(host, port, token, tls, clientCaPem, readIdleTimeoutMillis, tokens);
     }
 
     /**
@@ -121,7 +143,7 @@ public final class ControlPlaneServer {
      * needs {@link #withTls} first.
      */
     public Options withClientCa(String pem) {
-      return new Options(host, port, token, tls, pem, readIdleTimeoutMillis);
+      return new Options(host, port, token, tls, pem, readIdleTimeoutMillis, groupTokens);
     }
 
     /** True when data planes must present a client certificate. */
@@ -139,11 +161,17 @@ public final class ControlPlaneServer {
           + (tls != null)
           + ", mutualTls="
           + mutualTls()
+          + ", groupTokens="
+          + new TreeMap<>(groupTokens).keySet()
           + "]";
     }
   }
 
-  private record Entry(long version, String frame, boolean removed) {}
+  /**
+   * The pool's latest frame and the data-plane groups that serve it (for a removal: the groups that
+   * served it last).
+   */
+  private record Entry(long version, String frame, boolean removed, Set<String> groups) {}
 
   private record Nack(long version, String error) {}
 
@@ -152,21 +180,45 @@ public final class ControlPlaneServer {
     final String remote;
     // The subject of the client certificate under mutual TLS, else null.
     final String clientSubject;
+    // The group the client certificate names, else null; set when it names an invalid one.
+    final String certificateGroup;
+    final String certificateProblem;
+    final DataPlaneCredentials.Grant grant;
     String node;
+    String group;
+    // Pools whose snapshot this connection was sent and not told to remove since.
+    final Set<String> holding = new HashSet<>();
     boolean closed;
     final Map<String, Long> acked = new HashMap<>();
     final Map<String, Nack> nacks = new HashMap<>();
 
-    Connection(ServerWebSocket ws, String clientSubject) {
+    Connection(
+        ServerWebSocket ws,
+        String clientSubject,
+        String certificateGroup,
+        String certificateProblem,
+        DataPlaneCredentials.Grant grant) {
       this.ws = ws;
       this.remote = String.valueOf(ws.remoteAddress());
       this.clientSubject = clientSubject;
+      this.certificateGroup = certificateGroup;
+      this.certificateProblem = certificateProblem;
+      this.grant = grant;
+    }
+
+    void send(Entry e, String pool) {
+      ws.writeTextMessage(e.frame());
+      if (e.removed()) {
+        holding.remove(pool);
+      } else {
+        holding.add(pool);
+      }
     }
   }
 
   private final Vertx vertx;
   private final Options options;
-  private volatile byte[] expectedAuthorizationDigest;
+  private volatile DataPlaneCredentials credentials;
   private final Object lock = new Object();
   private final Map<String, Entry> pools = new LinkedHashMap<>();
   private final Set<Connection> connections = new LinkedHashSet<>();
@@ -189,7 +241,7 @@ public final class ControlPlaneServer {
     if (token == null || token.isBlank()) {
       throw new IllegalArgumentException("a control-plane token is required");
     }
-    expectedAuthorizationDigest = sha256("Bearer " + token.strip());
+    credentials = new DataPlaneCredentials(token, options.groupTokens());
   }
 
   /** Binds the port; the future holds the actual port. */
@@ -316,16 +368,27 @@ public final class ControlPlaneServer {
     }
   }
 
+  /** {@link #publish(PoolSnapshot, Set)} for the data planes of the default group. */
+  public boolean publish(PoolSnapshot snapshot) {
+    return publish(snapshot, DEFAULT_GROUPS);
+  }
+
   /**
-   * Stores the snapshot as the pool's latest and sends it to every connected data plane. Does not
-   * validate it: an invalid snapshot is sent and the data planes NACK it, which then shows in
-   * {@link #syncState}.
+   * Stores the snapshot as the pool's latest and sends it to every connected data plane of these
+   * groups; a connected data plane of another group that holds the pool is told to remove it (at
+   * this version). Does not validate it: an invalid snapshot is sent and the data planes NACK it,
+   * which then shows in {@link #syncState}.
    *
+   * @param groups the data-plane groups that serve the pool (not empty)
    * @return false (and nothing sent) when its version is not above the pool's last version
    * @throws IllegalArgumentException when it has no pool name or does not fit in one frame
    */
-  public boolean publish(PoolSnapshot snapshot) {
+  public boolean publish(PoolSnapshot snapshot, Set<String> groups) {
     Objects.requireNonNull(snapshot, "snapshot");
+    if (groups == null || groups.isEmpty()) {
+      throw new IllegalArgumentException("a pool needs at least one data-plane group");
+    }
+    Set<String> served = Set.copyOf(groups);
     if (snapshot.pool() == null || snapshot.pool().isBlank()) {
       throw new IllegalArgumentException("a snapshot needs a pool name");
     }
@@ -345,17 +408,27 @@ public final class ControlPlaneServer {
             old.version());
         return false;
       }
-      pools.put(snapshot.pool(), new Entry(snapshot.version(), frame, false));
+      Entry entry = new Entry(snapshot.version(), frame, false, served);
+      pools.put(snapshot.pool(), entry);
+      String removal = null;
       for (Connection c : connections) {
-        c.ws.writeTextMessage(frame);
+        if (served.contains(c.group)) {
+          c.send(entry, snapshot.pool());
+        } else if (c.holding.remove(snapshot.pool())) {
+          if (removal == null) {
+            removal = WireCodec.encode(StreamMessage.remove(snapshot.pool(), snapshot.version()));
+          }
+          c.ws.writeTextMessage(removal);
+        }
       }
     }
     return true;
   }
 
   /**
-   * Tells every data plane to forget the pool. The removal gets the next version and is replayed to
-   * data planes that connect later, so that one that missed it while away drops the pool too.
+   * Tells every data plane that served the pool (its groups, or holding it) to forget it. The
+   * removal gets the next version and is replayed to data planes of those groups that connect
+   * later, so that one that missed it while away drops the pool too.
    *
    * @return the version of the removal
    */
@@ -364,9 +437,13 @@ public final class ControlPlaneServer {
     synchronized (lock) {
       long version = nextVersion(pool);
       String frame = WireCodec.encode(StreamMessage.remove(pool, version));
-      pools.put(pool, new Entry(version, frame, true));
+      Entry old = pools.get(pool);
+      Entry entry = new Entry(version, frame, true, old == null ? DEFAULT_GROUPS : old.groups());
+      pools.put(pool, entry);
       for (Connection c : connections) {
-        c.ws.writeTextMessage(frame);
+        if (entry.groups().contains(c.group) || c.holding.contains(pool)) {
+          c.send(entry, pool);
+        }
       }
       return version;
     }
@@ -380,7 +457,10 @@ public final class ControlPlaneServer {
     }
   }
 
-  /** How many connected data planes run the pool's latest version, and their NACKs. */
+  /**
+   * How many connected data planes of the pool's groups run the pool's latest version, and their
+   * NACKs.
+   */
   public SyncState syncState(String pool) {
     synchronized (lock) {
       return syncStateLocked(pool);
@@ -394,13 +474,24 @@ public final class ControlPlaneServer {
     }
   }
 
+  /** Node names of the connected data planes of one group, in connection order. */
+  public List<String> dataPlanes(String group) {
+    synchronized (lock) {
+      return connections.stream().filter(c -> c.group.equals(group)).map(c -> c.node).toList();
+    }
+  }
+
   private SyncState syncStateLocked(String pool) {
     Entry e = pools.get(pool);
     long latest = e == null ? 0 : e.version();
+    Set<String> groups = e == null ? DEFAULT_GROUPS : e.groups();
     int total = 0;
     int atLatest = 0;
     List<String> nacks = new ArrayList<>();
     for (Connection c : connections) {
+      if (!groups.contains(c.group)) {
+        continue;
+      }
       total++;
       long acked = c.acked.getOrDefault(pool, 0L);
       if (e != null && acked >= latest) {
@@ -446,16 +537,30 @@ public final class ControlPlaneServer {
   }
 
   private boolean authorized(MultiMap headers) {
-    String value = headers.get(ControlPlaneProtocol.AUTHORIZATION);
-    if (value == null) {
-      return false;
-    }
-    return MessageDigest.isEqual(expectedAuthorizationDigest, sha256(value.strip()));
+    return grant(headers) != null;
+  }
+
+  private DataPlaneCredentials.Grant grant(MultiMap headers) {
+    return credentials.grant(headers.get(ControlPlaneProtocol.AUTHORIZATION));
   }
 
   private void connected(ServerWebSocket ws) {
+    String certificateGroup = null;
+    String certificateProblem = null;
+    if (options.mutualTls()) {
+      try {
+        certificateGroup = certificateGroup(ws.peerCertificates());
+      } catch (SSLPeerUnverifiedException | IllegalArgumentException e) {
+        certificateProblem = sanitize(e.getMessage());
+      }
+    }
     Connection c =
-        new Connection(ws, options.mutualTls() ? clientSubject(ws::peerCertificates) : null);
+        new Connection(
+            ws,
+            options.mutualTls() ? clientSubject(ws::peerCertificates) : null,
+            certificateGroup,
+            certificateProblem,
+            grant(ws.headers()));
     ws.textMessageHandler(text -> onText(c, text));
     ws.binaryMessageHandler(b -> close(c, (short) 1003, "binary frames are not accepted"));
     ws.exceptionHandler(t -> log.debug("control-plane stream {}: {}", c.remote, t.toString()));
@@ -472,7 +577,7 @@ public final class ControlPlaneServer {
     }
     try {
       switch (m.type()) {
-        case hello -> hello(c, m.node());
+        case hello -> hello(c, m.node(), m.group());
         case ack, nack -> answer(c, m);
         case answers -> answers(c, m);
         default -> close(c, (short) 1008, "data planes may only send hello, ack, nack and answers");
@@ -483,14 +588,18 @@ public final class ControlPlaneServer {
     }
   }
 
-  private void hello(Connection c, String node) {
-    List<Connection> replaced = new ArrayList<>();
+  private void hello(Connection c, String node, String declaredGroup) {
     if (node == null || node.isBlank() || node.length() > MAX_NODE_CHARS) {
       close(c, (short) 1008, "hello needs a node name");
       return;
     }
+    String group = groupOf(c, declaredGroup);
+    if (group == null) {
+      return;
+    }
     Map<String, SyncState> before;
     Map<String, SyncState> after;
+    List<Connection> replaced;
     synchronized (lock) {
       if (c.closed || c.node != null) {
         if (!c.closed) {
@@ -499,23 +608,7 @@ public final class ControlPlaneServer {
         return;
       }
       before = statesLocked(pools.keySet());
-      c.node = node.strip();
-      // One connection per node: a data plane that redials before this server noticed its old
-      // stream died must not count twice in DataPlaneSynced. The newer stream wins.
-      for (Connection other : List.copyOf(connections)) {
-        if (other.node.equals(c.node)) {
-          connections.remove(other);
-          other.closed = true;
-          replaced.add(other);
-        }
-      }
-      connections.add(c);
-      for (Entry e : pools.values()) {
-        c.ws.writeTextMessage(e.frame());
-      }
-      if (initialSyncDone) {
-        c.ws.writeTextMessage(syncedFrame());
-      }
+      replaced = admitLocked(c, node.strip(), group);
       after = statesLocked(pools.keySet());
     }
     for (Connection old : replaced) {
@@ -528,14 +621,72 @@ public final class ControlPlaneServer {
     }
     if (c.clientSubject != null) {
       log.info(
-          "data plane {} connected from {} with client certificate {}",
+          "data plane {} of group {} connected from {} with client certificate {}",
           c.node,
+          c.group,
           c.remote,
           c.clientSubject);
     } else {
-      log.info("data plane {} connected from {}", c.node, c.remote);
+      log.info("data plane {} of group {} connected from {}", c.node, c.group, c.remote);
     }
     fireChanges(before, after);
+  }
+
+  /**
+   * Counts the connection as the data plane {@code node} of {@code group} and sends it what its
+   * group gets; returns the older streams of the same node it replaces (to be closed).
+   */
+  private List<Connection> admitLocked(Connection c, String node, String group) {
+    c.node = node;
+    c.group = group;
+    // One connection per node: a data plane that redials before this server noticed its old
+    // stream died must not count twice in DataPlaneSynced. The newer stream wins.
+    List<Connection> replaced = new ArrayList<>();
+    for (Connection other : List.copyOf(connections)) {
+      if (other.node.equals(c.node)) {
+        connections.remove(other);
+        other.closed = true;
+        replaced.add(other);
+      }
+    }
+    connections.add(c);
+    for (Map.Entry<String, Entry> e : pools.entrySet()) {
+      if (e.getValue().groups().contains(group)) {
+        c.send(e.getValue(), e.getKey());
+      }
+    }
+    if (initialSyncDone) {
+      c.ws.writeTextMessage(syncedFrame());
+    }
+    return replaced;
+  }
+
+  /**
+   * The group the connection serves: its certificate's, else the one its hello names, else the
+   * default one; null (and the connection closed) when its token or certificate may not serve it.
+   */
+  private String groupOf(Connection c, String declared) {
+    if (declared != null && !ControlPlaneProtocol.validGroup(declared)) {
+      close(c, (short) 1008, "hello names an invalid data-plane group");
+      return null;
+    }
+    if (c.certificateProblem != null) {
+      close(c, (short) 1008, c.certificateProblem);
+      return null;
+    }
+    String group =
+        c.certificateGroup != null
+            ? c.certificateGroup
+            : declared != null ? declared : ControlPlaneProtocol.DEFAULT_GROUP;
+    String refusal =
+        c.grant == null
+            ? "bad or no token"
+            : credentials.refusal(c.grant, declared != null ? declared : group, c.certificateGroup);
+    if (refusal != null) {
+      close(c, (short) 1008, refusal);
+      return null;
+    }
+    return group;
   }
 
   private void answers(Connection c, StreamMessage m) {
@@ -646,6 +797,14 @@ public final class ControlPlaneServer {
     List<Certificate> get() throws SSLPeerUnverifiedException;
   }
 
+  /** The group the leaf certificate of the chain names, or null. */
+  private static String certificateGroup(List<Certificate> chain) {
+    if (chain != null && !chain.isEmpty() && chain.get(0) instanceof X509Certificate x) {
+      return DataPlaneCredentials.certificateGroup(x);
+    }
+    return null;
+  }
+
   /** The subject of the peer's certificate, for the log; never throws. */
   private static String clientSubject(PeerCertificates peer) {
     List<Certificate> chain;
@@ -659,13 +818,5 @@ public final class ControlPlaneServer {
       return subject.isBlank() ? "(empty subject)" : sanitize(subject);
     }
     return "(none)";
-  }
-
-  private static byte[] sha256(String s) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -71,8 +71,9 @@ class CrdOnApiServerIT {
             namespace,
             "-o",
             "jsonpath={.spec.routing.adaptive.ejectAfterFailures}"
-                + " {.spec.routing.outlierDetection.maxEjectionPercent}");
-    assertThat(interval.stdout()).isEqualTo("5 50");
+                + " {.spec.routing.outlierDetection.maxEjectionPercent}"
+                + " {.spec.dataPlaneGroups}");
+    assertThat(interval.stdout()).isEqualTo("5 50 [\"default\"]");
   }
 
   @Test

@@ -177,6 +177,26 @@ class MoreInvalidPoolsIT {
                 + " targetUtilization: 1.5}",
             "spec.capacity.targetUtilization",
             "less than or equal to 1"),
+        Arguments.of(
+            "empty data-plane group list",
+            ok + "\n  dataPlaneGroups: []",
+            "spec.dataPlaneGroups",
+            "should have at least 1 items"),
+        Arguments.of(
+            "data-plane group not a DNS label",
+            ok + "\n  dataPlaneGroups: [edge, Edge_1]",
+            "spec.dataPlaneGroups[1]",
+            "should match"),
+        Arguments.of(
+            "data-plane group longer than 63",
+            ok + "\n  dataPlaneGroups: [" + "a".repeat(64) + "]",
+            "spec.dataPlaneGroups[0]",
+            "may not be more than 63"),
+        Arguments.of(
+            "data-plane group repeated",
+            ok + "\n  dataPlaneGroups: [edge, edge]",
+            "spec.dataPlaneGroups",
+            "must not repeat a group"),
         Arguments.of("unknown field", ok + "\n  replicas: 3", "spec.replicas", "unknown field"));
   }
 

@@ -28,6 +28,9 @@ public final class DataPlaneArgs {
         --control-plane-key PATH        (--client-ca, mutual TLS) and its key; both or neither,
                                         and only with --control-plane-ca
         --node NAME                     this data plane's name (default: $NODE_NAME or $HOSTNAME)
+        --group NAME                    data-plane group served: only pools listing it in
+                                        spec.dataPlaneGroups arrive (default: the client
+                                        certificate's group, else "default")
         --listen [HOST:]PORT            shared plain traffic port (default 0.0.0.0:8080)
         --tls-listen [HOST:]PORT|off    shared TLS traffic port (default 8443; opened while a pool has TLS)
         --admin-port [HOST:]PORT        /status /metrics /healthz /readyz (default 0.0.0.0:9901)
@@ -57,6 +60,7 @@ public final class DataPlaneArgs {
           "control-plane-cert",
           "control-plane-key",
           "node",
+          "group",
           "listen",
           "tls-listen",
           "admin-port",
@@ -139,6 +143,13 @@ public final class DataPlaneArgs {
     }
     ControlPlaneClient.Options cpo =
         ControlPlaneClient.Options.of(control.host(), control.port(), token, node.strip());
+    if (values.containsKey("group")) {
+      try {
+        cpo = cpo.withGroup(values.get("group").strip());
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--group: " + e.getMessage());
+      }
+    }
     boolean cert = values.containsKey("control-plane-cert");
     boolean key = values.containsKey("control-plane-key");
     if (cert != key) {

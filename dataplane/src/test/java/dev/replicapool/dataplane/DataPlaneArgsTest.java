@@ -54,6 +54,27 @@ class DataPlaneArgsTest {
   }
 
   @Test
+  void groupIsNamedByFlagOrEnvironmentAndMustBeADnsLabel() throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    String[] base = {"--control-plane=cp:1", "--token-file=" + token, "--node=n"};
+    assertThat(DataPlaneArgs.parse(base, Map.of()).controlPlane().group())
+        .as("no flag: the operator decides (certificate group, else default)")
+        .isNull();
+    String[] edge = {"--control-plane=cp:1", "--token-file=" + token, "--node=n", "--group=edge"};
+    assertThat(DataPlaneArgs.parse(edge, Map.of()).controlPlane().group()).isEqualTo("edge");
+    assertThat(
+            DataPlaneArgs.parse(base, Map.of("REPLICAPOOL_GROUP", "internal"))
+                .controlPlane()
+                .group())
+        .isEqualTo("internal");
+    String[] bad = {"--control-plane=cp:1", "--token-file=" + token, "--node=n", "--group=Edge_1"};
+    assertThatThrownBy(() -> DataPlaneArgs.parse(bad, Map.of()))
+        .isInstanceOf(DataPlaneArgs.UsageException.class)
+        .hasMessageContaining("--group")
+        .hasMessageContaining("DNS label");
+  }
+
+  @Test
   void refusesWhatCannotWork() throws Exception {
     Path token = Files.writeString(dir.resolve("token"), "t");
     Path empty = Files.writeString(dir.resolve("empty"), " \n");

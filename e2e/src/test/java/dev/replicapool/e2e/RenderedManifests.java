@@ -59,11 +59,21 @@ final class RenderedManifests {
 
   /** Renders a copy of manifests/ with its own token; fails the test on a render error. */
   static RenderedManifests render(Kubectl kubectl, KubernetesClient client) {
-    String token = HexFormat.of().formatHex(randomBytes(32));
-    Path copy = copyOfBase(token);
-    Kubectl.Result rendered = kubectl.run("kustomize", copy.toString());
+    String token = newToken();
+    return render(kubectl, client, copyOfBase(token), token);
+  }
+
+  /** A fresh token, as generate-token.sh would write it. */
+  static String newToken() {
+    return HexFormat.of().formatHex(randomBytes(32));
+  }
+
+  /** Renders a kustomization (an overlay of a {@link #copyOfBase} made with this token). */
+  static RenderedManifests render(
+      Kubectl kubectl, KubernetesClient client, Path kustomization, String token) {
+    Kubectl.Result rendered = kubectl.run("kustomize", kustomization.toString());
     assertThat(rendered.exitCode())
-        .as("kubectl kustomize manifests/ failed:\n%s", rendered.stderr())
+        .as("kubectl kustomize %s failed:\n%s", kustomization, rendered.stderr())
         .isZero();
     List<HasMetadata> objects =
         client
@@ -90,7 +100,9 @@ final class RenderedManifests {
       try (Stream<Path> files = Files.walk(source)) {
         for (Path p : files.toList()) {
           Path rel = source.relativize(p);
-          if (rel.toString().equals("token") || isGeneratedStreamCertificate(rel)) {
+          if (rel.toString().equals("token")
+              || isGeneratedStreamCertificate(rel)
+              || isGeneratedNamespacedRbac(rel)) {
             continue;
           }
           Path dest = target.resolve(rel.toString());
@@ -113,6 +125,13 @@ final class RenderedManifests {
     String name = rel.getFileName().toString();
     return rel.startsWith(Path.of("components", "mtls"))
         && (name.endsWith(".crt") || name.endsWith(".key") || name.endsWith(".tmp"));
+  }
+
+  /** What generate-namespaced-rbac.sh writes into the namespaced Component (gitignored). */
+  static boolean isGeneratedNamespacedRbac(Path rel) {
+    String name = rel.getFileName().toString();
+    return rel.startsWith(Path.of("components", "namespaced"))
+        && (name.equals("watched-namespaces.yaml") || name.equals("operator-namespaces.yaml"));
   }
 
   <T extends HasMetadata> List<T> all(Class<T> type) {

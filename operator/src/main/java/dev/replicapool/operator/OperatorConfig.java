@@ -1,7 +1,9 @@
 package dev.replicapool.operator;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * How an operator process runs.
@@ -22,6 +24,8 @@ import java.util.Set;
  * @param exitOnLostLead under leader election, end the process when the lead is lost while running
  *     (so that two replicas never reconcile at once); never on {@code close()}. Only tests that run
  *     several operators in one JVM turn it off.
+ * @param groupTokens data-plane group to its own token: a data plane of such a group must present
+ *     it, and it serves no other group; groups without one take {@code token}. Empty for none
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -34,11 +38,13 @@ public record OperatorConfig(
     int adminPort,
     String leaderElectionNamespace,
     String leaderIdentity,
-    boolean exitOnLostLead) {
+    boolean exitOnLostLead,
+    Map<String, String> groupTokens) {
 
   public static final String LEADER_LEASE_NAME = "replicapool-operator-leader";
 
   public OperatorConfig {
+    groupTokens = groupTokens == null ? Map.of() : Map.copyOf(groupTokens);
     if ((tlsCertPem == null) != (tlsKeyPem == null)) {
       throw new IllegalArgumentException(
           "TLS on the control-plane port needs both a certificate and its private key");
@@ -73,7 +79,8 @@ public record OperatorConfig(
         adminPort,
         leaderElectionNamespace,
         null,
-        true);
+        true,
+        Map.of());
   }
 
   /** A single-process operator on loopback with random ports, for tests and the local run. */
@@ -95,6 +102,13 @@ public record OperatorConfig(
   public OperatorConfig withClientCa(String pem) {
     Editor e = edit();
     e.clientCaPem = pem;
+    return e.build();
+  }
+
+  /** Tokens of their own for these data-plane groups (group to token). */
+  public OperatorConfig withGroupTokens(Map<String, String> tokens) {
+    Editor e = edit();
+    e.groupTokens = tokens;
     return e.build();
   }
 
@@ -138,6 +152,7 @@ public record OperatorConfig(
     String leaderElectionNamespace;
     String leaderIdentity;
     boolean exitOnLostLead;
+    Map<String, String> groupTokens;
 
     Editor(OperatorConfig c) {
       namespaces = c.namespaces;
@@ -151,6 +166,7 @@ public record OperatorConfig(
       leaderElectionNamespace = c.leaderElectionNamespace;
       leaderIdentity = c.leaderIdentity;
       exitOnLostLead = c.exitOnLostLead;
+      groupTokens = c.groupTokens;
     }
 
     OperatorConfig build() {
@@ -165,7 +181,8 @@ public record OperatorConfig(
           adminPort,
           leaderElectionNamespace,
           leaderIdentity,
-          exitOnLostLead);
+          exitOnLostLead,
+          groupTokens);
     }
   }
 
@@ -182,6 +199,7 @@ public record OperatorConfig(
         + (tlsCertPem != null)
         + ", mutualTls="
         + (clientCaPem != null)
+        + (groupTokens.isEmpty() ? "" : ", groupTokens=" + new TreeSet<>(groupTokens.keySet()))
         + ", adminPort="
         + adminPort
         + ", leaderElection="

@@ -12,8 +12,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Command line of the operator.
@@ -21,7 +23,8 @@ import java.util.stream.Collectors;
  * <pre>
  * java -jar replicapool-operator.jar [--kubeconfig FILE] [--namespaces a,b]
  *     [--control-plane-host 0.0.0.0] [--control-plane-port 18000] --token-file FILE
- *     [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--admin-port 8090]
+ *     [--group-tokens-dir DIR] [--tls-cert FILE --tls-key FILE [--client-ca FILE]]
+ *     [--admin-port 8090]
  *     [--leader-election-namespace NS]
  * </pre>
  *
@@ -36,6 +39,10 @@ public final class OperatorMain {
         --control-plane-host ADDR         address data planes dial (default 0.0.0.0)
         --control-plane-port PORT         default %d
         --token-file FILE                 shared token data planes must present (required)
+        --group-tokens-dir DIR            one file per data-plane group, named by the group and
+                                          holding its own token (a mounted Secret): a data plane
+                                          of such a group must present it, and it serves no
+                                          other group
         --tls-cert FILE --tls-key FILE    PEM certificate and key for the control-plane port (TLS)
         --client-ca FILE                  PEM CA of the data planes' client certificates: each data
                                           plane must present one it signed (mutual TLS), on top of
@@ -120,9 +127,52 @@ public final class OperatorMain {
             key ? pem(flags, "tls-key", "PRIVATE KEY") : null,
             Integer.parseInt(flags.getOrDefault("admin-port", "8090")),
             flags.get("leader-election-namespace"));
+    if (flags.containsKey("group-tokens-dir")) {
+      config = config.withGroupTokens(groupTokens(flags.get("group-tokens-dir"), token));
+    }
     return flags.containsKey("client-ca")
         ? config.withClientCa(pem(flags, "client-ca", "CERTIFICATE"))
         : config;
+  }
+
+  /**
+   * The tokens of a directory with one file per group (a Secret mounted as a volume: its {@code
+   * ..data} entries are skipped). Refuses a file whose name is no group name, an empty token, a
+   * token two groups share and the shared token reused: each would let one token serve more than
+   * one group.
+   */
+  static Map<String, String> groupTokens(String dir, String sharedToken) {
+    Map<String, String> tokens = new TreeMap<>();
+    try (Stream<Path> files = Files.list(Path.of(dir))) {
+      for (Path f : files.sorted().toList()) {
+        String group = f.getFileName().toString();
+        if (group.startsWith(".") || Files.isDirectory(f)) {
+          continue;
+        }
+        if (!ControlPlaneProtocol.validGroup(group)) {
+          throw new IllegalArgumentException(
+              "--group-tokens-dir: " + f + " is not named by a data-plane group (a DNS label)");
+        }
+        String t = Files.readString(f).strip();
+        if (t.isEmpty()) {
+          throw new IllegalArgumentException("--group-tokens-dir: " + f + " is empty");
+        }
+        if (t.equals(sharedToken) || tokens.containsValue(t)) {
+          throw new IllegalArgumentException(
+              "--group-tokens-dir: the token of group "
+                  + group
+                  + " is also the shared token or another group's: each group needs its own");
+        }
+        tokens.put(group, t);
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "--group-tokens-dir: cannot read " + dir + " (" + e.getMessage() + ")", e);
+    }
+    if (tokens.isEmpty()) {
+      throw new IllegalArgumentException("--group-tokens-dir: " + dir + " holds no token");
+    }
+    return tokens;
   }
 
   /** The flags: REPLICAPOOL_* environment variables first, then the arguments. */
@@ -139,6 +189,7 @@ public final class OperatorMain {
           "control-plane-host",
           "control-plane-port",
           "token-file",
+          "group-tokens-dir",
           "tls-cert",
           "tls-key",
           "client-ca",

@@ -85,6 +85,7 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     if (config.clientCaPem() != null) {
       options = options.withClientCa(config.clientCaPem());
     }
+    options = options.withGroupTokens(config.groupTokens());
     ControlPlaneServer controlPlane = new ControlPlaneServer(vertx, options);
     controlPlane.start().await();
     Prober prober = new Prober(vertx);

@@ -88,6 +88,59 @@ class OperatorMainTest {
   }
 
   @Test
+  void groupTokensComeFromADirectoryLaidOutLikeAMountedSecret() throws IOException {
+    // A Secret volume: each key a symlink into ..data, which links to a timestamped directory.
+    Path mount = Files.createDirectory(dir.resolve("group-tokens"));
+    Path version = Files.createDirectory(mount.resolve("..2026_12_01_10_00_00.1"));
+    Files.writeString(version.resolve("edge"), "edge-token\n");
+    Files.writeString(version.resolve("internal"), " internal-token");
+    Files.createSymbolicLink(mount.resolve("..data"), version.getFileName());
+    Files.createSymbolicLink(mount.resolve("edge"), Path.of("..data/edge"));
+    Files.createSymbolicLink(mount.resolve("internal"), Path.of("..data/internal"));
+
+    OperatorConfig c = config("--token-file", token, "--group-tokens-dir", mount.toString());
+    assertThat(c.groupTokens())
+        .isEqualTo(Map.of("edge", "edge-token", "internal", "internal-token"));
+    assertThat(c.toString()).contains("groupTokens=[edge, internal]").doesNotContain("edge-token");
+    assertThat(
+            config(Map.of("REPLICAPOOL_GROUP_TOKENS_DIR", mount.toString()), "--token-file", token)
+                .groupTokens())
+        .containsOnlyKeys("edge", "internal");
+    assertThat(config("--token-file", token).groupTokens()).isEmpty();
+  }
+
+  @Test
+  void refusesGroupTokensThatWouldServeMoreThanOneGroup() throws IOException {
+    Path bad = Files.createDirectory(dir.resolve("bad-name"));
+    Files.writeString(bad.resolve("Edge_1"), "t1");
+    assertThatThrownBy(() -> config("--token-file", token, "--group-tokens-dir", bad.toString()))
+        .hasMessageContaining("is not named by a data-plane group");
+
+    Path shared = Files.createDirectory(dir.resolve("shared"));
+    Files.writeString(shared.resolve("edge"), "s3cret-token");
+    assertThatThrownBy(() -> config("--token-file", token, "--group-tokens-dir", shared.toString()))
+        .hasMessageContaining("each group needs its own");
+
+    Path twice = Files.createDirectory(dir.resolve("twice"));
+    Files.writeString(twice.resolve("a"), "same");
+    Files.writeString(twice.resolve("b"), "same");
+    assertThatThrownBy(() -> config("--token-file", token, "--group-tokens-dir", twice.toString()))
+        .hasMessageContaining("each group needs its own");
+
+    Path empty = Files.createDirectory(dir.resolve("empty"));
+    assertThatThrownBy(() -> config("--token-file", token, "--group-tokens-dir", empty.toString()))
+        .hasMessageContaining("holds no token");
+    Path blank = Files.createDirectory(dir.resolve("blank"));
+    Files.writeString(blank.resolve("edge"), " \n");
+    assertThatThrownBy(() -> config("--token-file", token, "--group-tokens-dir", blank.toString()))
+        .hasMessageContaining("is empty");
+    assertThatThrownBy(
+            () ->
+                config("--token-file", token, "--group-tokens-dir", dir.resolve("nope").toString()))
+        .hasMessageContaining("cannot read");
+  }
+
+  @Test
   void refusesTlsFlagsThatCannotWork() throws IOException {
     assertThatThrownBy(() -> config("--token-file", token, "--client-ca", ca))
         .isInstanceOf(IllegalArgumentException.class)

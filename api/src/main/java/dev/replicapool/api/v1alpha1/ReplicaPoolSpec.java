@@ -2,9 +2,11 @@ package dev.replicapool.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.replicapool.api.wire.ControlPlaneProtocol;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -74,6 +76,28 @@ public class ReplicaPoolSpec {
       "Capacity planning inputs; when set, status.capacity and the CapacityAtRisk condition show"
           + " whether the pool survives the loss of one member.")
   public Capacity capacity;
+
+  @JsonPropertyDescription(
+      "Data-plane groups whose data planes serve this pool (a data plane's --group). Only they"
+          + " receive the pool's snapshot and its TLS key; data planes of other groups never see"
+          + " the pool. DNS labels, 1 to 16 of them.")
+  @Default("[\"default\"]")
+  @Size(min = 1, max = 16)
+  @ValidationRule(
+      value = "self.all(g, self.exists_one(h, h == g))",
+      message = "dataPlaneGroups must not repeat a group",
+      reason = "FieldValueInvalid")
+  public List<
+          @Size(max = ControlPlaneProtocol.MAX_GROUP_CHARS)
+          @Pattern(ControlPlaneProtocol.GROUP_PATTERN) String>
+      dataPlaneGroups;
+
+  /** The data-plane groups that serve the pool: {@link #dataPlaneGroups}, else the default one. */
+  public List<String> dataPlaneGroupsOrDefault() {
+    return dataPlaneGroups == null || dataPlaneGroups.isEmpty()
+        ? List.of(ControlPlaneProtocol.DEFAULT_GROUP)
+        : dataPlaneGroups;
+  }
 
   /** Convenience for code that builds specs. */
   public List<StaticEndpoint> endpointsOrEmpty() {

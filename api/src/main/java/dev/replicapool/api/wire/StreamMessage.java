@@ -11,15 +11,18 @@ import java.util.List;
  *       and version only); then {@code synced} once the data plane has everything the operator
  *       knows, so that a data plane with no pools to serve can still report ready ({@link
  *       #complete} says whether it may also drop pools the stream never named);
- *   <li>data plane to operator: {@code hello} (node), then {@code ack} or {@code nack} (pool,
- *       version, and for a NACK the error) for every snapshot and removal; {@code answers} carries
- *       several of them in one frame, for snapshots that arrived and were applied together.
+ *   <li>data plane to operator: {@code hello} (node, and the data-plane group it serves; no group
+ *       means {@link ControlPlaneProtocol#DEFAULT_GROUP}, or the group of its client certificate),
+ *       then {@code ack} or {@code nack} (pool, version, and for a NACK the error) for every
+ *       snapshot and removal; {@code answers} carries several of them in one frame, for snapshots
+ *       that arrived and were applied together.
  * </ul>
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StreamMessage(
     Type type,
     String node,
+    String group,
     String pool,
     Long version,
     PoolSnapshot snapshot,
@@ -38,15 +41,23 @@ public record StreamMessage(
   }
 
   public static StreamMessage hello(String node) {
-    return new StreamMessage(Type.hello, node, null, null, null, null, null, null);
+    return hello(node, null);
+  }
+
+  /**
+   * @param group the data-plane group this data plane serves; null leaves it to the operator (the
+   *     group of the client certificate, else the default group)
+   */
+  public static StreamMessage hello(String node, String group) {
+    return new StreamMessage(Type.hello, node, group, null, null, null, null, null, null);
   }
 
   public static StreamMessage snapshot(PoolSnapshot s) {
-    return new StreamMessage(Type.snapshot, null, s.pool(), s.version(), s, null, null, null);
+    return new StreamMessage(Type.snapshot, null, null, s.pool(), s.version(), s, null, null, null);
   }
 
   public static StreamMessage remove(String pool, long version) {
-    return new StreamMessage(Type.remove, null, pool, version, null, null, null, null);
+    return new StreamMessage(Type.remove, null, null, pool, version, null, null, null, null);
   }
 
   /**
@@ -55,20 +66,20 @@ public record StreamMessage(
    *     apart); false when the operator gave up waiting for some pools
    */
   public static StreamMessage synced(boolean complete) {
-    return new StreamMessage(Type.synced, null, null, null, null, null, null, complete);
+    return new StreamMessage(Type.synced, null, null, null, null, null, null, null, complete);
   }
 
   public static StreamMessage ack(String pool, long version) {
-    return new StreamMessage(Type.ack, null, pool, version, null, null, null, null);
+    return new StreamMessage(Type.ack, null, null, pool, version, null, null, null, null);
   }
 
   /** Several {@code ack} and {@code nack} messages in one frame. */
   public static StreamMessage answers(List<StreamMessage> answers) {
     return new StreamMessage(
-        Type.answers, null, null, null, null, null, List.copyOf(answers), null);
+        Type.answers, null, null, null, null, null, null, List.copyOf(answers), null);
   }
 
   public static StreamMessage nack(String pool, long version, String error) {
-    return new StreamMessage(Type.nack, null, pool, version, null, error, null, null);
+    return new StreamMessage(Type.nack, null, null, pool, version, null, error, null, null);
   }
 }

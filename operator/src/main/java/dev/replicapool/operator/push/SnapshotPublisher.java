@@ -9,18 +9,21 @@ import dev.replicapool.controlplane.ControlPlaneServer;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * Turns a pool's members into a versioned {@link PoolSnapshot} and sends it to the data planes,
- * only when something a data plane acts on changed. Versions come from the server, which keeps them
- * growing across operator restarts.
+ * Turns a pool's members into a versioned {@link PoolSnapshot} and sends it to the data planes of
+ * the pool's data-plane groups, only when something a data plane acts on changed or the groups
+ * changed (a new version then moves the pool off the data planes that no longer serve it). Versions
+ * come from the server, which keeps them growing across operator restarts.
  */
 public final class SnapshotPublisher {
   private final ControlPlaneServer server;
   private final Map<String, PoolSnapshot> lastSent = new ConcurrentHashMap<>();
+  private final Map<String, Set<String>> lastGroups = new ConcurrentHashMap<>();
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
   public SnapshotPublisher(ControlPlaneServer server) {
@@ -33,12 +36,16 @@ public final class SnapshotPublisher {
     PoolSnapshot previous = lastSent.get(pool);
     PoolSnapshot candidate =
         build(pool, previous == null ? 0 : previous.version(), spec, members, tls);
-    if (previous != null && sameContent(previous, candidate)) {
+    Set<String> groups = Set.copyOf(spec.dataPlaneGroupsOrDefault());
+    if (previous != null
+        && sameContent(previous, candidate)
+        && groups.equals(lastGroups.get(pool))) {
       return previous.version();
     }
     PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls);
     lastSent.put(pool, snapshot);
-    server.publish(snapshot);
+    lastGroups.put(pool, groups);
+    server.publish(snapshot, groups);
     listeners.forEach(l -> l.accept(pool));
     return snapshot.version();
   }
@@ -55,6 +62,7 @@ public final class SnapshotPublisher {
   }
 
   public synchronized void remove(String pool) {
+    lastGroups.remove(pool);
     if (lastSent.remove(pool) != null) {
       server.remove(pool);
     }

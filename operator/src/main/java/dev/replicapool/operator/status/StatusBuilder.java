@@ -4,6 +4,7 @@ import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
+import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.health.CapacityPlanner;
 import dev.replicapool.operator.health.HealthPolicy;
@@ -178,7 +179,7 @@ public final class StatusBuilder {
       return Conditions.unknown(
           Conditions.DATA_PLANE_SYNCED,
           "NoDataPlanes",
-          "no data plane is connected",
+          noDataPlaneMessage(o.pool()),
           generation,
           now);
     }
@@ -205,5 +206,17 @@ public final class StatusBuilder {
         s.atLatest() + "/" + s.total() + " data planes applied version " + s.version(),
         generation,
         now);
+  }
+
+  /** Names the pool's groups, since data planes of other groups never count for it. */
+  private static String noDataPlaneMessage(ReplicaPool pool) {
+    List<String> groups =
+        pool.getSpec() == null
+            ? List.of(ControlPlaneProtocol.DEFAULT_GROUP)
+            : pool.getSpec().dataPlaneGroupsOrDefault();
+    return "no data plane of "
+        + (groups.size() == 1 ? "group " : "the groups ")
+        + String.join(", ", groups)
+        + " is connected";
   }
 }
