@@ -73,7 +73,8 @@ abstract class DataPlaneTestBase {
   }
 
   DataPlane startDataPlane(ProxySettings settings) {
-    dpVertx = Vertx.vertx();
+    // The native transport where it loads, as DataPlaneMain runs (SO_REUSEPORT listeners).
+    dpVertx = Vertx.vertx(new io.vertx.core.VertxOptions().setPreferNativeTransport(true));
     ControlPlaneClient.Options cpo =
         ControlPlaneClient.Options.of("127.0.0.1", cp.port(), TOKEN, "dp-test")
             .withBackoff(20, 200);

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * HTTP/2 conformance of the client side with h2spec (built from its Go module by
  * scripts/provision-h2spec.sh), prior knowledge on the plain port. 132 of 145 pass today (the
- * failures are listed in docs/DATAPLANE.md: stream-state and flow-control errors that Netty's
- * codec answers late or with another code); the bound only moves down.
+ * failures are listed in docs/DATAPLANE.md: stream-state and flow-control errors that Netty's codec
+ * answers late or with another code); the bound only moves down.
  */
 class H2specIT extends DataPlaneTestBase {
   static final Path H2SPEC = Path.of(System.getProperty("user.home"), ".local", "bin", "h2spec");

@@ -45,6 +45,7 @@ final class TestMember {
   final Set<HttpConnection> closedConnections = ConcurrentHashMap.newKeySet();
 
   final List<MultiMap> headersSeen = new CopyOnWriteArrayList<>();
+  final List<io.vertx.core.http.HttpVersion> versionsSeen = new CopyOnWriteArrayList<>();
   final List<String> bodiesSeen = new CopyOnWriteArrayList<>();
 
   TestMember(Vertx vertx, String name) {
@@ -64,19 +65,25 @@ final class TestMember {
             .requestHandler(
                 req -> {
                   heads.incrementAndGet();
+                  versionsSeen.add(req.version());
                   byConnection
                       .computeIfAbsent(req.connection(), c -> new CopyOnWriteArrayList<>())
                       .add(req.method() + " " + req.uri());
                   Runnable answer =
-                      () ->
-                          req.response()
-                              .setStatusCode(status)
-                              .putHeader("x-replica", name)
-                              .putHeader("content-type", "application/json")
-                              .putHeader("keep-alive", "timeout=30")
+                      () -> {
+                        var resp =
+                            req.response()
+                                .setStatusCode(status)
+                                .putHeader("x-replica", name)
+                                .putHeader("content-type", "application/json");
+                        if (req.version() != io.vertx.core.http.HttpVersion.HTTP_2) {
+                          // hop-by-hop headers the proxy must drop (HTTP/2 has none)
+                          resp.putHeader("keep-alive", "timeout=30")
                               .putHeader("connection", "keep-alive, x-hop")
-                              .putHeader("x-hop", "must not pass")
-                              .end("{\"replica\":\"" + name + "\",\"tracking\":\"ok\"}");
+                              .putHeader("x-hop", "must not pass");
+                        }
+                        resp.end("{\"replica\":\"" + name + "\",\"tracking\":\"ok\"}");
+                      };
                   boolean early = answerEarly;
                   if (early) {
                     answer.run();

@@ -465,10 +465,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     tunnel = true;
     readingBody = false;
     openTunnel = fw.tunnels.opened(e.member(), ctx.channel(), up.channel());
-    var member = e.member();
-    if (member != null) {
-      member.acquire(); // an open tunnel is in flight on its member
-    }
+    var member = e.member(); // its try stays in flight while the tunnel is open
     up.channel().pipeline().replace(up, "tunnel", new TunnelEnd(ctx.channel(), () -> {}));
     if (firstBytes.isReadable()) {
       ctx.write(firstBytes, ctx.voidPromise());

@@ -3,13 +3,16 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.upstream.H1OverH2;
 import dev.replicapool.dataplane.upstream.H1Upstream;
+import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 import dev.replicapool.dataplane.wire.ChunkedFramer;
 import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -119,6 +122,28 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     e.acquire();
     current = e;
     attemptStart = fw.clock.getAsLong();
+    if (pool.http2Members()) {
+      // An HTTP/1.1 request to members that speak HTTP/2 only: a stream of its own.
+      H1Upstream oneShot = H1Upstream.oneShot();
+      fw.h2Connections(client.eventLoop())
+          .openStream(
+              e.address(),
+              e.host(),
+              e.port(),
+              H1OverH2.pipeline(oneShot),
+              new H2MemberConnections.StreamListener() {
+                @Override
+                public void opened(Http2StreamChannel stream) {
+                  connected(oneShot);
+                }
+
+                @Override
+                public void failed(Throwable cause) {
+                  Http1Exchange.this.failed(cause);
+                }
+              });
+      return;
+    }
     MemberConnections conns = fw.connections(client.eventLoop());
     H1Upstream c = conns.poll(e.address());
     if (c != null) {

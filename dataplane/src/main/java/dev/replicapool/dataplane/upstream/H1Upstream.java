@@ -40,6 +40,14 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
     this.key = key;
   }
 
+  /**
+   * An exchange of its own on an HTTP/2 stream to a member (see {@link H1OverH2}): not pooled,
+   * closed when its request is done.
+   */
+  public static H1Upstream oneShot() {
+    return new H1Upstream(null, null);
+  }
+
   public Channel channel() {
     return channel;
   }
@@ -53,7 +61,9 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
   /** The user is done and the connection can carry the next request. */
   public void release() {
     user = null;
-    if (channel.isActive()) {
+    if (pool == null) {
+      channel.close();
+    } else if (channel.isActive()) {
       pool.giveBack(this);
     }
   }
@@ -91,7 +101,9 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    pool.closed(this);
+    if (pool != null) {
+      pool.closed(this);
+    }
     User u = user;
     user = null;
     if (u != null) {

@@ -1,0 +1,180 @@
+package dev.replicapool.dataplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.testing.OnEventLoop;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What members speak and what clients speak, in every combination the data plane translates:
+ * HTTP/1.1 clients of h2c members, HTTP/2 clients of h2c members, WebSocket upgrades tunnelled to
+ * the member the balancer picks (with a real WebSocket client), WebSocket-only pools.
+ */
+class ProtocolsIT extends DataPlaneTestBase {
+  static final String HOST = "proto.shop.example";
+
+  @Test
+  void anHttp11ClientReachesMembersThatSpeakOnlyHttp2() throws Exception {
+    TestMember a = member("a");
+    TestMember b = member("b");
+    startDataPlane();
+    publish(
+        SnapshotBuilder.pool("shop/h2c")
+            .hosts(HOST)
+            .appProtocol("kubernetes.io/h2c")
+            .members(a.snapshot(1), b.snapshot(1)));
+    var counts = sequential(dp.trafficPort(), HOST, 20);
+    assertThat(counts).containsEntry("a", 10).containsEntry("b", 10);
+    assertThat(a.versionsSeen).isNotEmpty().allMatch(v -> v == HttpVersion.HTTP_2);
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      RawHttp.Response r =
+          c.send("POST /up HTTP/1.1\r\nHost: " + HOST + "\r\nContent-Length: 5\r\n\r\nhello");
+      assertThat(r.status()).isEqualTo(200);
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> a.bodiesSeen.contains("hello") || b.bodiesSeen.contains("hello"));
+  }
+
+  @Test
+  void anHttp2ClientReachesHttp2MembersAsHttp2() throws Exception {
+    TestMember a = member("a");
+    startDataPlane();
+    publish(
+        SnapshotBuilder.pool("shop/h2c")
+            .hosts(HOST)
+            .appProtocol("kubernetes.io/h2c")
+            .members(a.snapshot(1)));
+    HttpClient h2 =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setProtocolVersion(HttpVersion.HTTP_2)
+                .setHttp2ClearTextUpgrade(false));
+    RequestOptions get =
+        new RequestOptions()
+            .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+            .setHost(HOST)
+            .setPort(80)
+            .setMethod(HttpMethod.GET)
+            .setURI("/track/1");
+    String body =
+        new OnEventLoop(vertx)
+            .call(() -> h2.request(get).compose(r -> r.send()).compose(r -> r.body()))
+            .await(10, TimeUnit.SECONDS)
+            .toString();
+    assertThat(body).contains("\"replica\":\"a\"");
+    assertThat(a.versionsSeen).containsOnly(HttpVersion.HTTP_2);
+    assertThat(a.headersSeen.get(0).get("via")).startsWith("2 replicapool-");
+    h2.close().await();
+  }
+
+  /** A WebSocket echo member: every text frame comes back prefixed with the member's name. */
+  HttpServer echo(String name, AtomicInteger open) {
+    return vertx
+        .createHttpServer()
+        .webSocketHandler(
+            ws -> {
+              open.incrementAndGet();
+              ws.closeHandler(v -> open.decrementAndGet());
+              ws.textMessageHandler(t -> ws.writeTextMessage(name + ":" + t));
+            })
+        .requestHandler(r -> r.response().setStatusCode(400).end("websocket only"))
+        .listen(0, "127.0.0.1")
+        .await();
+  }
+
+  @Test
+  void aWebSocketIsTunnelledAndClosedAfterTheDrainWhenItsMemberLeaves() throws Exception {
+    AtomicInteger openAtA = new AtomicInteger();
+    AtomicInteger openAtB = new AtomicInteger();
+    HttpServer a = echo("a", openAtA);
+    HttpServer b = echo("b", openAtB);
+    startDataPlane(settings().withDrainMillis(300));
+    MemberSnapshot ma = new MemberSnapshot("127.0.0.1", a.actualPort(), 1, MemberState.Healthy);
+    MemberSnapshot mb = new MemberSnapshot("127.0.0.1", b.actualPort(), 1, MemberState.Healthy);
+    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma, mb));
+    WebSocketClient client = vertx.createWebSocketClient();
+    WebSocketConnectOptions o =
+        new WebSocketConnectOptions()
+            .setHost("127.0.0.1")
+            .setPort(dp.trafficPort())
+            .setURI("/chat")
+            .addHeader("host", HOST);
+    WebSocket first =
+        new OnEventLoop(vertx).call(() -> client.connect(o)).await(10, TimeUnit.SECONDS);
+    WebSocket second =
+        new OnEventLoop(vertx).call(() -> client.connect(o)).await(10, TimeUnit.SECONDS);
+    CompletableFuture<String> answer = new CompletableFuture<>();
+    first.textMessageHandler(answer::complete);
+    first.writeTextMessage("hello");
+    assertThat(answer.get(5, TimeUnit.SECONDS)).isIn("a:hello", "b:hello");
+    // the balancer spread the two upgrades; each open tunnel is in flight on its member
+    assertThat(openAtA.get()).isEqualTo(1);
+    assertThat(openAtB.get()).isEqualTo(1);
+    assertThat(inflight(a.actualPort())).isEqualTo(1);
+
+    CompletableFuture<Void> firstClosed = new CompletableFuture<>();
+    CompletableFuture<Void> secondClosed = new CompletableFuture<>();
+    WebSocket atA = answer.get().startsWith("a") ? first : second;
+    WebSocket atB = atA == first ? second : first;
+    atA.closeHandler(v -> firstClosed.complete(null));
+    atB.closeHandler(v -> secondClosed.complete(null));
+    long removed = System.nanoTime();
+    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(mb)); // a leaves the pool
+    firstClosed.get(5, TimeUnit.SECONDS);
+    long closedAfterMillis = (System.nanoTime() - removed) / 1_000_000;
+    assertThat(closedAfterMillis).isGreaterThanOrEqualTo(250);
+    assertThat(secondClosed).isNotDone(); // b's tunnel stays
+    CompletableFuture<String> stillThere = new CompletableFuture<>();
+    atB.textMessageHandler(stillThere::complete);
+    atB.writeTextMessage("still");
+    assertThat(stillThere.get(5, TimeUnit.SECONDS)).isEqualTo("b:still");
+    await().atMost(WAIT).until(() -> openAtA.get() == 0);
+    System.out.println(
+        "FIGURE websocket tunnel of a removed member closed after "
+            + closedAfterMillis
+            + " ms (drain 300 ms)");
+    client.close().await();
+  }
+
+  @Test
+  void aWebSocketOnlyPoolRefusesPlainRequestsWith426() throws Exception {
+    TestMember a = member("a");
+    startDataPlane();
+    publish(
+        SnapshotBuilder.pool("shop/ws")
+            .hosts(HOST)
+            .appProtocol("kubernetes.io/ws")
+            .members(a.snapshot(1)));
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      assertThat(c.get(HOST, "/plain").status()).isEqualTo(426);
+    }
+    assertThat(a.heads.get()).isZero();
+  }
+
+  private int inflight(int port) throws Exception {
+    var members = poolStatus("shop/ws").getJsonArray("members");
+    for (int i = 0; i < members.size(); i++) {
+      if (members.getJsonObject(i).getString("address").endsWith(":" + port)) {
+        return members.getJsonObject(i).getInteger("inflight");
+      }
+    }
+    return -1;
+  }
+}
