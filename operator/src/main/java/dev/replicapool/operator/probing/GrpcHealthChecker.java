@@ -59,7 +59,7 @@ final class GrpcHealthChecker implements HealthChecker {
             .putHeader("te", "trailers")
             .putHeader("grpc-timeout", timeoutMillis + "m")
             .putHeader("user-agent", userAgent);
-    HostAndPort authority = HttpHealthChecker.authority(spec, port);
+    HostAndPort authority = HttpHealthChecker.authority(spec);
     Buffer body = GrpcHealthMessages.request(spec.grpcService());
     return done -> {
       Run run = new Run();

@@ -62,7 +62,11 @@ final class GrpcHealthMessages {
           }
         }
         case 1 -> pos[0] += 8;
-        case 2 -> pos[0] += (int) readVarint(body, pos, end);
+        case 2 -> {
+          // Read the length first: "pos[0] += read(pos)" would add to the value before the read.
+          long n = readVarint(body, pos, end);
+          pos[0] += (int) n;
+        }
         case 5 -> pos[0] += 4;
         default -> throw new IllegalArgumentException("bad protobuf wire type " + wire);
       }

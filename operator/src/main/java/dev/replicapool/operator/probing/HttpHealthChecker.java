@@ -36,7 +36,7 @@ final class HttpHealthChecker implements HealthChecker {
             .setURI(spec.path())
             .setFollowRedirects(false)
             .putHeader("User-Agent", userAgent);
-    HostAndPort authority = authority(spec, port);
+    HostAndPort authority = authority(spec);
     return done -> {
       Run run = new Run();
       client
@@ -109,12 +109,12 @@ final class HttpHealthChecker implements HealthChecker {
     return o;
   }
 
-  /** The Host or :authority the spec asks for, null for the default. */
-  static HostAndPort authority(ProbeSpec spec, int port) {
+  /** The Host or :authority the spec asks for, as written (no port added), null for the default. */
+  static HostAndPort authority(ProbeSpec spec) {
     if (spec.authority() == null || spec.authority().isBlank()) {
       return null;
     }
-    return HostAndPort.parseAuthority(spec.authority(), port);
+    return HostAndPort.parseAuthority(spec.authority(), -1);
   }
 
   /** One check in flight. */
