@@ -72,13 +72,14 @@ final class GrpcHealthChecker implements HealthChecker {
                   return;
                 }
                 HttpClientRequest req = ar.result();
+                // Before any reset: without a handler Vert.x logs every reset at ERROR.
+                req.exceptionHandler(e -> {});
                 if (run.aborted) {
                   req.reset();
                   done.handle(CheckOutcome.failed(-1, "aborted", false));
                   return;
                 }
                 run.request = req;
-                req.exceptionHandler(e -> {});
                 if (authority != null) {
                   req.authority(authority);
                 }

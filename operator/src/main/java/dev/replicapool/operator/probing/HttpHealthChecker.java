@@ -17,7 +17,6 @@ import io.vertx.core.net.SocketAddress;
  */
 final class HttpHealthChecker implements HealthChecker {
   private static final Handler<Buffer> DISCARD = b -> {};
-  private static final Handler<Throwable> IGNORE = e -> {};
 
   private final ProbeClients clients;
   private final String userAgent;
@@ -48,13 +47,14 @@ final class HttpHealthChecker implements HealthChecker {
                   return;
                 }
                 HttpClientRequest req = ar.result();
+                // Before any reset: without a handler Vert.x logs every reset at ERROR.
+                req.exceptionHandler(e -> {});
                 if (run.aborted) {
                   req.reset();
                   done.handle(CheckOutcome.failed(-1, "aborted", false));
                   return;
                 }
                 run.request = req;
-                req.exceptionHandler(IGNORE); // the send future reports failures
                 if (authority != null) {
                   req.authority(authority);
                 }

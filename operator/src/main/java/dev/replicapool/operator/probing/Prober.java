@@ -319,10 +319,11 @@ public final class Prober implements AutoCloseable {
   }
 
   /**
-   * Sends a few requests through the HTTP/1.1 client to a throwaway server on 127.0.0.1 before the
-   * first real probe: a cold JVM spends a few hundred milliseconds loading the HTTP stack, which
-   * would fail the first probes of every member under a tight timeout (the seed's 100 ms) and eject
-   * healthy members at operator start. Capped at 3 s; probes start afterwards whatever happened.
+   * Sends a few requests through the HTTP/1.1 and h2c clients to a throwaway server on 127.0.0.1
+   * before the first real probe: a cold JVM spends a few hundred milliseconds loading the HTTP
+   * stack, which would fail the first probes of every member under a tight timeout (the seed's 100
+   * ms) and eject healthy members at operator start. Capped at 3 s; probes start afterwards
+   * whatever happened.
    */
   private void warmUp() {
     Promise<Void> done = Promise.promise();
@@ -339,15 +340,19 @@ public final class Prober implements AutoCloseable {
                       .setPort(server.actualPort())
                       .setURI("/warm-up");
               Future<Void> chain = Future.succeededFuture();
-              HttpClient client = clients.client(ProbeSpec.Transport.H1);
-              for (int i = 0; i < 20; i++) {
-                chain =
-                    chain.compose(
-                        v ->
-                            client
-                                .request(o)
-                                .compose(HttpClientRequest::send)
-                                .compose(HttpClientResponse::end));
+              // HTTP/1.1 and HTTP/2 (h2c: gRPC checks) each have their own code to load.
+              for (ProbeSpec.Transport transport :
+                  List.of(ProbeSpec.Transport.H1, ProbeSpec.Transport.H2C)) {
+                HttpClient client = clients.client(transport);
+                for (int i = 0; i < 20; i++) {
+                  chain =
+                      chain.compose(
+                          v ->
+                              client
+                                  .request(o)
+                                  .compose(HttpClientRequest::send)
+                                  .compose(HttpClientResponse::end));
+                }
               }
               return chain.eventually(server::close);
             })
