@@ -1,6 +1,7 @@
 package dev.replicapool.replica;
 
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
@@ -10,7 +11,10 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -92,6 +96,26 @@ final class GrpcSide implements AutoCloseable {
     state.onHealthChange(follow);
     follow.run();
     health.setStatus(SERVICE, ServingStatus.SERVING);
+    warmUp(host, server.getPort());
+  }
+
+  /**
+   * A few health checks of itself through a real channel before the replica says it listens: a
+   * fresh JVM answers its first gRPC calls in hundreds of milliseconds (class loading, JIT), which
+   * would fail a health checker's first probes under a tight timeout.
+   */
+  private static void warmUp(String host, int port) {
+    ManagedChannel channel = NettyChannelBuilder.forAddress(host, port).usePlaintext().build();
+    try {
+      var stub = HealthGrpc.newBlockingStub(channel);
+      for (int i = 0; i < 20; i++) {
+        stub.withDeadlineAfter(5, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+      }
+    } catch (RuntimeException e) {
+      // Only a warm-up: the server is up either way, and probes will tell.
+    } finally {
+      channel.shutdownNow();
+    }
   }
 
   int port() {
