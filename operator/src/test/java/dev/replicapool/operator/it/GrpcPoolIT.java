@@ -14,17 +14,26 @@ import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.UpstreamTls;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.UpstreamTlsMaterial;
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.operator.probing.GrpcHealthServer;
 import dev.replicapool.operator.probing.TestCertificates;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,11 +42,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Pools of real grpc-java members (grpc.health.v1 via HealthStatusManager) checked with type GRPC
  * by the operator on a real API server: over h2c, and over mutual TLS with the CA from a ConfigMap
- * and the client certificate from a kubernetes.io/tls Secret.
+ * and the client certificate from a kubernetes.io/tls Secret. A real control-plane client, as a
+ * data plane, checks what the snapshots carry.
  */
 class GrpcPoolIT {
   static OperatorHarness h;
   static final List<GrpcHealthServer> members = new ArrayList<>();
+
+  /** What a data plane got: the last snapshot of each pool, from a real control-plane client. */
+  static final Map<String, PoolSnapshot> received = new ConcurrentHashMap<>();
+
+  static Vertx vertx;
+  static ControlPlaneClient dataPlane;
   @TempDir static Path dir;
 
   @BeforeAll
@@ -46,10 +62,33 @@ class GrpcPoolIT {
     for (int i = 0; i < 3; i++) {
       members.add(h.closeLater(GrpcHealthServer.plain()));
     }
+    vertx = Vertx.vertx();
+    dataPlane =
+        new ControlPlaneClient(
+            vertx,
+            ControlPlaneClient.Options.of(
+                "127.0.0.1", h.operator.controlPlanePort(), "test-token", "grpc-it"),
+            new SnapshotApplier() {
+              @Override
+              public Future<Void> apply(PoolSnapshot snapshot) {
+                received.put(snapshot.pool(), snapshot);
+                return Future.succeededFuture();
+              }
+
+              @Override
+              public Future<Void> remove(String pool, long version) {
+                received.remove(pool);
+                return Future.succeededFuture();
+              }
+            },
+            new Random(1));
+    dataPlane.start();
   }
 
   @AfterAll
   static void stop() {
+    dataPlane.stop().await();
+    vertx.close().await();
     h.close();
   }
 
@@ -86,6 +125,15 @@ class GrpcPoolIT {
               ReplicaPool p = h.pool("tracking").get();
               assertThat(condition(p, "Ready")).isEqualTo("True");
               assertThat(p.getStatus().routable).isEqualTo(3);
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              PoolSnapshot s = received.get(h.namespace + "/tracking");
+              assertThat(s).isNotNull();
+              assertThat(s.appProtocol()).isEqualTo("kubernetes.io/h2c");
+              assertThat(s.upstreamTls()).isNull();
             });
 
     GrpcHealthServer second = members.get(1);
@@ -168,6 +216,22 @@ class GrpcPoolIT {
               assertThat(condition(p, "ConfigurationValid")).isEqualTo("True");
               assertThat(condition(p, "Ready")).isEqualTo("True");
               assertThat(p.getStatus().routable).isEqualTo(1);
+            });
+    // The data planes get the same material the prober used.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              PoolSnapshot s = received.get(h.namespace + "/secure");
+              assertThat(s.appProtocol()).isEqualTo("https");
+              assertThat(s.upstreamTls())
+                  .isEqualTo(
+                      new UpstreamTlsMaterial(
+                          certs.pem(certs.caCert),
+                          "tracking.internal",
+                          certs.pem(certs.clientCert),
+                          certs.pem(certs.clientKey),
+                          false));
             });
   }
 
