@@ -11,6 +11,7 @@ import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.discovery.MemberDiscovery;
 import dev.replicapool.operator.health.Transition;
 import dev.replicapool.operator.metrics.OperatorMetrics;
+import dev.replicapool.operator.probing.MemberKey;
 import dev.replicapool.operator.probing.ProbeResult;
 import dev.replicapool.operator.probing.ProbeSpec;
 import dev.replicapool.operator.probing.Prober;
@@ -236,7 +237,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     for (Member m : toTrack) {
       if (policy.activeChecks()) {
         prober.track(
-            new dev.replicapool.operator.probing.MemberKey(key, m.address()),
+            new MemberKey(key, m.address()),
             m.host(),
             m.port(),
             probeSpec,
