@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every client keeps one connection per origin (HTTP/1.1) or one multiplexed connection
  * (HTTP/2), on the event loop that asks for it (the prober's): a probe never opens a second
  * connection while a slow connect is still pending, so 10,000 members hold 10,000 sockets at most.
+ * Vert.x keys pooled connections by their TLS options too, so a connection made with one pool's
+ * material (say, insecureSkipVerify) never serves another pool's probes of the same address.
  */
 final class ProbeClients {
   private static final Logger LOG = LoggerFactory.getLogger(ProbeClients.class);

@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *       TCP connect) within the timeout. A probe still running at the timeout is reported failed
  *       ("timeout after 100ms") and aborted, which resets its request or abandons its connect (a
  *       TCP connect gives up after 10 s).
- *   <li>Connections are kept alive (one per member), so a probe costs one request, not a TCP
- *       handshake: 10,000 members at 1 s are 10,000 requests/s, not 10,000 connects/s.
+ *   <li>HTTP and gRPC checks keep their connection alive (one per member and TLS setting), so a
+ *       probe costs one request, not a TCP handshake: 10,000 members at 1 s are 10,000 requests/s,
+ *       not 10,000 connects/s. A TCP check is a connect each time.
  * </ul>
  *
  * <p>Scheduling is either a {@link Scheduling#WHEEL hashed timing wheel} driven by one Vert.x
