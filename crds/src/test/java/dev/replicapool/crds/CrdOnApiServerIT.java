@@ -81,11 +81,68 @@ class CrdOnApiServerIT {
     Kubectl.Result explain = kubectl.run("explain", "replicapool.spec.healthCheck");
     assertThat(explain.exitCode()).as(explain.output()).isZero();
     assertThat(explain.stdout())
-        .contains("Active HTTP health check of every member")
+        .contains("Active health check of every member: HTTP, gRPC or TCP")
         .contains("intervalMillis")
         .contains("Milliseconds between two probes of the same member");
+    Kubectl.Result tls = kubectl.run("explain", "replicapool.spec.upstreamTls");
+    assertThat(tls.exitCode()).as(tls.output()).isZero();
+    assertThat(tls.stdout())
+        .contains("insecureSkipVerify")
+        .contains("clientCertificateSecretName")
+        .contains("Accept any certificate the members present");
+    Kubectl.Result protocol = kubectl.run("explain", "replicapool.spec.appProtocol");
+    assertThat(protocol.stdout()).contains("kubernetes.io/h2c");
     Kubectl.Result pool = kubectl.run("explain", "rp.status.conditions");
     assertThat(pool.stdout()).contains("Ready, Degraded, DataPlaneSynced");
+  }
+
+  @Test
+  void protocolFieldsApplyWithTheirDefaults() {
+    String yaml =
+        """
+        apiVersion: replicapool.dev/v1alpha1
+        kind: ReplicaPool
+        metadata: {name: %s, namespace: %s}
+        spec:
+          endpoints: [{host: 127.0.0.1, port: 8443}]
+          appProtocol: https
+          upstreamTls:
+            ca: {configMapName: tracking-ca}
+            serverName: tracking.internal
+            clientCertificateSecretName: tracking-client
+          healthCheck: {type: GRPC, grpcService: tracking.v1.Tracking, port: 9090, host: tracking}
+        ---
+        apiVersion: replicapool.dev/v1alpha1
+        kind: ReplicaPool
+        metadata: {name: plain, namespace: %s}
+        spec:
+          endpoints: [{host: 127.0.0.1, port: 8080}]
+          healthCheck: {expectedStatuses: ["200-399", "418"]}
+        """
+            .formatted("tls-grpc", namespace, namespace);
+    Kubectl.Result apply = kubectl.runWithInput(yaml, "apply", "-f", "-");
+    assertThat(apply.exitCode()).as(apply.output()).isZero();
+    Kubectl.Result tls =
+        kubectl.run(
+            "get",
+            "rp",
+            "tls-grpc",
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.spec.upstreamTls.ca.key} {.spec.upstreamTls.insecureSkipVerify}"
+                + " {.spec.healthCheck.type}");
+    assertThat(tls.stdout()).isEqualTo("ca.crt false GRPC");
+    Kubectl.Result plain =
+        kubectl.run(
+            "get",
+            "rp",
+            "plain",
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.spec.appProtocol} {.spec.healthCheck.type} {.spec.healthCheck.expectedStatuses}");
+    assertThat(plain.stdout()).isEqualTo("http HTTP [\"200-399\",\"418\"]");
   }
 
   static Stream<Arguments> invalidPools() {
@@ -191,7 +248,56 @@ class CrdOnApiServerIT {
             ok
                 + "\n  routing: {outlierDetection: {baseEjectionMillis: 5000, maxEjectionMillis: 100}}",
             "spec.routing.outlierDetection.maxEjectionMillis",
-            "must not be below baseEjectionMillis"));
+            "must not be below baseEjectionMillis"),
+        Arguments.of(
+            "upstream tls on a clear-text pool",
+            ok + "\n  upstreamTls: {serverName: a.example}",
+            "spec.upstreamTls",
+            "upstreamTls needs appProtocol https or kubernetes.io/wss"),
+        Arguments.of(
+            "upstream tls on an h2c pool",
+            ok + "\n  appProtocol: kubernetes.io/h2c\n  upstreamTls: {serverName: a.example}",
+            "spec.upstreamTls",
+            "upstreamTls needs appProtocol https or kubernetes.io/wss"),
+        Arguments.of(
+            "skipping verification with a ca",
+            ok
+                + "\n  appProtocol: https\n  upstreamTls: {insecureSkipVerify: true, ca:"
+                + " {configMapName: tracking-ca}}",
+            "spec.upstreamTls.insecureSkipVerify",
+            "insecureSkipVerify trusts every certificate"),
+        Arguments.of(
+            "ca from a configmap and a secret",
+            ok
+                + "\n  appProtocol: kubernetes.io/wss\n  upstreamTls: {ca: {configMapName: a,"
+                + " secretName: b}}",
+            "spec.upstreamTls.ca",
+            "exactly one of configMapName or secretName"),
+        Arguments.of(
+            "ca from nowhere",
+            ok + "\n  appProtocol: https\n  upstreamTls: {ca: {key: ca.pem}}",
+            "spec.upstreamTls.ca",
+            "exactly one of configMapName or secretName"),
+        Arguments.of(
+            "grpc service on an http check",
+            ok + "\n  healthCheck: {grpcService: tracking.v1.Tracking}",
+            "spec.healthCheck.grpcService",
+            "grpcService is only used by type GRPC"),
+        Arguments.of(
+            "expected statuses on a grpc check",
+            ok + "\n  healthCheck: {type: GRPC, expectedStatuses: ['200']}",
+            "spec.healthCheck.expectedStatuses",
+            "expectedStatuses is only used by type HTTP"),
+        Arguments.of(
+            "host on a tcp check",
+            ok + "\n  healthCheck: {type: TCP, host: tracking.example}",
+            "spec.healthCheck.host",
+            "a TCP check sends nothing"),
+        Arguments.of(
+            "status range ending below its start",
+            ok + "\n  healthCheck: {expectedStatuses: ['399-200']}",
+            "spec.healthCheck.expectedStatuses",
+            "a status range must not end below its start"));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -197,6 +197,46 @@ class MoreInvalidPoolsIT {
             ok + "\n  dataPlaneGroups: [edge, edge]",
             "spec.dataPlaneGroups",
             "must not repeat a group"),
+        Arguments.of(
+            "unknown app protocol",
+            ok + "\n  appProtocol: grpc",
+            "spec.appProtocol",
+            "Unsupported value: \"grpc\""),
+        Arguments.of(
+            "health check type in lower case",
+            ok + "\n  healthCheck: {type: grpc}",
+            "spec.healthCheck.type",
+            "Unsupported value: \"grpc\""),
+        Arguments.of(
+            "health check port zero",
+            ok + "\n  healthCheck: {port: 0}",
+            "spec.healthCheck.port",
+            "greater than or equal to 1"),
+        Arguments.of(
+            "expected status not a status code",
+            ok + "\n  healthCheck: {expectedStatuses: ['2xx']}",
+            "spec.healthCheck.expectedStatuses[0]",
+            "should match"),
+        Arguments.of(
+            "empty expected statuses",
+            ok + "\n  healthCheck: {expectedStatuses: []}",
+            "spec.healthCheck.expectedStatuses",
+            "should have at least 1 items"),
+        Arguments.of(
+            "health check host with a path",
+            ok + "\n  healthCheck: {host: 'a.example/x'}",
+            "spec.healthCheck.host",
+            "should match"),
+        Arguments.of(
+            "upstream server name not a DNS name",
+            ok + "\n  appProtocol: https\n  upstreamTls: {serverName: 'Not_A_Name'}",
+            "spec.upstreamTls.serverName",
+            "should match"),
+        Arguments.of(
+            "client certificate secret not a DNS name",
+            ok + "\n  appProtocol: https\n  upstreamTls: {clientCertificateSecretName: Bad_Name}",
+            "spec.upstreamTls.clientCertificateSecretName",
+            "should match"),
         Arguments.of("unknown field", ok + "\n  replicas: 3", "spec.replicas", "unknown field"));
   }
 

@@ -43,9 +43,16 @@ public final class LocalRunMain {
         --operator-admin PORT    operator /metrics /healthz /readyz (default 8090)
       """;
 
+  /** Name, HTTP port, gRPC port (pool "grpc"). */
   static final List<String[]> STATIC_REPLICAS =
       List.of(
-          new String[] {"k1", "18081"}, new String[] {"k2", "18082"}, new String[] {"k3", "18083"});
+          new String[] {"k1", "18081", "18101"},
+          new String[] {"k2", "18082", "18102"},
+          new String[] {"k3", "18083", "18103"});
+
+  /** The data-plane port of the example pool "grpc". */
+  static final int GRPC_ROUTE_PORT = 18085;
+
   static final List<String[]> LEASE_REPLICAS =
       List.of(new String[] {"r1", "18091"}, new String[] {"r2", "18092"});
 
@@ -108,11 +115,13 @@ public final class LocalRunMain {
     Path stateDir = Path.of(".local");
     Files.createDirectories(stateDir);
 
-    for (int p : List.of(trafficPort, adminPort, operatorPort, operatorAdmin, 18080)) {
+    for (int p :
+        List.of(trafficPort, adminPort, operatorPort, operatorAdmin, 18080, GRPC_ROUTE_PORT)) {
       requireFree(p);
     }
     for (String[] r : STATIC_REPLICAS) {
       requireFree(Integer.parseInt(r[1]));
+      requireFree(Integer.parseInt(r[2]));
     }
     for (String[] r : LEASE_REPLICAS) {
       requireFree(Integer.parseInt(r[1]));
@@ -193,10 +202,11 @@ public final class LocalRunMain {
         });
     done();
 
-    progress("starting sample replicas k1-k3 and lease-registered r1-r2");
+    progress("starting sample replicas k1-k3 (HTTP and gRPC) and lease-registered r1-r2");
     List<ReplicaProcess> replicas = new ArrayList<>();
     for (String[] r : STATIC_REPLICAS) {
-      replicas.add(ReplicaProcess.start(r[0], "127.0.0.1", Integer.parseInt(r[1])));
+      replicas.add(
+          ReplicaProcess.start(r[0], "127.0.0.1", Integer.parseInt(r[1]), "--grpc-port", r[2]));
     }
     for (String[] r : LEASE_REPLICAS) {
       replicas.add(
@@ -265,6 +275,15 @@ public final class LocalRunMain {
           curl -si -H 'Host: tracking.local' http://127.0.0.1:%d/track/42     # round-robin over k1-k3
           curl -si http://127.0.0.1:18080/track/42                            # adaptive pool, dedicated port
           curl -si -H 'Host: registry.local' http://127.0.0.1:%d/track/42     # lease-registered r1, r2
+
+        gRPC (pool "grpc": k1-k3 on 127.0.0.1:18101-18103, data-plane port %d, checked with
+        grpc.health.v1.Health/Check; carrying gRPC needs a data plane that speaks HTTP/2 to members):
+          grpcurl -plaintext 127.0.0.1:%d grpc.health.v1.Health/Check                      # through the data plane
+          grpcurl -plaintext -d '{"service":"replicapool.sample.Tracking"}' 127.0.0.1:18101 grpc.health.v1.Health/Check
+          grpc-health-probe -addr 127.0.0.1:18102                                           # one member directly
+          curl -X POST http://127.0.0.1:18082/admin/unhealthy        # k2's gRPC health turns NOT_SERVING too: Unhealthy in pool grpc
+          # replicapool.sample.Tracking/Track (UTF-8 id in, /track JSON out) answers with the
+          # replica's name; call it from grpc-java with a byte marshaller, see sample-replica --help.
         Data plane admin:  http://127.0.0.1:%d/status   http://127.0.0.1:%d/metrics
         Operator admin:    http://127.0.0.1:%d/metrics
 
@@ -285,6 +304,8 @@ public final class LocalRunMain {
         ns,
         trafficPort,
         trafficPort,
+        GRPC_ROUTE_PORT,
+        GRPC_ROUTE_PORT,
         adminPort,
         adminPort,
         operatorAdmin,

@@ -17,7 +17,8 @@ public record ReplicaOptions(
     int threads,
     OptionalLong seed,
     Optional<Registration> register,
-    boolean help) {
+    boolean help,
+    int grpcPort) {
 
   /** {@code --register namespace/pool} and the settings of its Lease. */
   public record Registration(
@@ -37,11 +38,15 @@ public record ReplicaOptions(
           "the x-replica header, /healthz and /health with 200 or 503, and can be told to go slow",
           "or sick: POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy,",
           "/admin/healthy, /admin/freeze?ms=N, /admin/reset; GET /admin/state.",
+          "With --grpc-port it serves gRPC (h2c) as well: grpc.health.v1.Health (NOT_SERVING",
+          "while /admin/unhealthy), server reflection, and replicapool.sample.Tracking/Track, a",
+          "unary method taking a tracking id as UTF-8 bytes and answering the /track JSON.",
           "",
           "  --name NAME             replica name, sent in the x-replica header (required)",
           "  --host HOST             address to listen on (default 127.0.0.1)",
           "  --port PORT             port to listen on, 0 for any free one (default 8080)",
           "  --threads N             event loops (default 1)",
+          "  --grpc-port PORT        also serve gRPC on this port, 0 for any free one",
           "  --seed N                seed of the random that picks injected errors",
           "  --register NS/POOL      register in that ReplicaPool by renewing a Lease whose",
           "                          health flag follows /healthz",
@@ -57,6 +62,7 @@ public record ReplicaOptions(
           "host",
           "port",
           "threads",
+          "grpc-port",
           "seed",
           "register",
           "advertise",
@@ -69,7 +75,7 @@ public record ReplicaOptions(
   public static ReplicaOptions parse(String... args) throws UsageException {
     for (String arg : args) {
       if (arg.equals("--help") || arg.equals("-h")) {
-        return new ReplicaOptions("-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true);
+        return new ReplicaOptions("-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1);
       }
     }
     Flags flags = Flags.parse(args, VALUED, Set.of());
@@ -77,6 +83,10 @@ public record ReplicaOptions(
     String host = flags.string("host", "127.0.0.1");
     int port = (int) flags.longValue("port", 8080, 0, 65535);
     int threads = (int) flags.longValue("threads", 1, 1, 256);
+    int grpcPort = flags.has("grpc-port") ? (int) flags.longValue("grpc-port", 0, 0, 65535) : -1;
+    if (grpcPort > 0 && grpcPort == port) {
+      throw new UsageException("--grpc-port must differ from --port");
+    }
     OptionalLong seed =
         flags.has("seed")
             ? OptionalLong.of(flags.longValue("seed", 0, Long.MIN_VALUE, Long.MAX_VALUE))
@@ -91,7 +101,7 @@ public record ReplicaOptions(
         }
       }
     }
-    return new ReplicaOptions(name, host, port, threads, seed, registration, false);
+    return new ReplicaOptions(name, host, port, threads, seed, registration, false, grpcPort);
   }
 
   private static Registration registration(Flags flags, String host, int port)

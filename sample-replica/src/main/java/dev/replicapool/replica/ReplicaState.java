@@ -18,6 +18,7 @@ public final class ReplicaState {
 
   private final LongSupplier nanoClock;
   private final List<Runnable> freezeListeners = new CopyOnWriteArrayList<>();
+  private final List<Runnable> healthListeners = new CopyOnWriteArrayList<>();
   private final LongAdder served = new LongAdder();
   private final LongAdder errors = new LongAdder();
   private volatile long slowMillis;
@@ -62,6 +63,12 @@ public final class ReplicaState {
 
   public void healthy(boolean healthy) {
     this.healthy = healthy;
+    healthListeners.forEach(Runnable::run);
+  }
+
+  /** Called (on the caller's thread) whenever the health flag is set. */
+  void onHealthChange(Runnable listener) {
+    healthListeners.add(listener);
   }
 
   /** Answers nothing (but /admin) for this many milliseconds from now; 0 ends a freeze. */
@@ -101,7 +108,7 @@ public final class ReplicaState {
   public void reset() {
     slowMillis = 0;
     errorRate = 0;
-    healthy = true;
+    healthy(true);
     freeze(0);
   }
 

@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  *
  * Latency, errors and freeze apply to every path but /admin, health endpoints included, so that
- * probes see what traffic sees. Start it in-process with {@link #start(Options)}; {@link
+ * probes see what traffic sees. With a gRPC port it also serves gRPC ({@link GrpcSide}): the
+ * standard grpc.health.v1 service following the health flag, and the unary method {@code
+ * replicapool.sample.Tracking/Track}. Start it in-process with {@link #start(Options)}; {@link
  * SampleReplicaMain} is the command line.
  */
 public final class SampleReplica implements AutoCloseable {
@@ -39,20 +41,24 @@ public final class SampleReplica implements AutoCloseable {
   private final Vertx vertx;
   private final ReplicaState state;
   private final int port;
+  private final GrpcSide grpc;
 
-  private SampleReplica(Options options, Vertx vertx, ReplicaState state, int port) {
+  private SampleReplica(Options options, Vertx vertx, ReplicaState state, int port, GrpcSide grpc) {
     this.options = options;
     this.vertx = vertx;
     this.state = state;
     this.port = port;
+    this.grpc = grpc;
   }
 
   /**
    * How to run a replica. {@code port} 0 picks a free port; {@code threads} is the number of event
    * loops; {@code random} decides which requests fail when errors are injected (seed it for
-   * reproducible tests).
+   * reproducible tests); {@code grpcPort} is the port of the gRPC side, 0 for any free one, -1 for
+   * none.
    */
-  public record Options(String name, String host, int port, int threads, Random random) {
+  public record Options(
+      String name, String host, int port, int threads, Random random, int grpcPort) {
     public Options {
       if (name == null || name.isBlank()) {
         throw new IllegalArgumentException("replica name must not be empty");
@@ -67,27 +73,40 @@ public final class SampleReplica implements AutoCloseable {
         throw new IllegalArgumentException("threads must be at least 1, got " + threads);
       }
       Objects.requireNonNull(random, "random");
+      if (grpcPort < -1 || grpcPort > 65535) {
+        throw new IllegalArgumentException("grpcPort must be -1 (off) or 0 to 65535");
+      }
     }
 
-    /** 127.0.0.1, a free port, one event loop, an unseeded random. */
+    /** Without the gRPC side. */
+    public Options(String name, String host, int port, int threads, Random random) {
+      this(name, host, port, threads, random, -1);
+    }
+
+    /** 127.0.0.1, a free port, one event loop, an unseeded random, no gRPC. */
     public static Options of(String name) {
       return new Options(name, "127.0.0.1", 0, 1, new Random());
     }
 
     public Options withHost(String host) {
-      return new Options(name, host, port, threads, random);
+      return new Options(name, host, port, threads, random, grpcPort);
     }
 
     public Options withPort(int port) {
-      return new Options(name, host, port, threads, random);
+      return new Options(name, host, port, threads, random, grpcPort);
     }
 
     public Options withThreads(int threads) {
-      return new Options(name, host, port, threads, random);
+      return new Options(name, host, port, threads, random, grpcPort);
     }
 
     public Options withRandom(Random random) {
-      return new Options(name, host, port, threads, random);
+      return new Options(name, host, port, threads, random, grpcPort);
+    }
+
+    /** Serves gRPC as well on this port (0: any free one). */
+    public Options withGrpcPort(int grpcPort) {
+      return new Options(name, host, port, threads, random, grpcPort);
     }
   }
 
@@ -110,7 +129,12 @@ public final class SampleReplica implements AutoCloseable {
               () -> new ReplicaVerticle(options, bindPort, state, actualPort),
               new DeploymentOptions().setInstances(options.threads())));
       int port = actualPort.get();
-      return new SampleReplica(options, vertx, state, port);
+      GrpcSide grpc =
+          options.grpcPort() < 0
+              ? null
+              : new GrpcSide(
+                  options.name(), options.host(), options.grpcPort(), state, options.random());
+      return new SampleReplica(options, vertx, state, port, grpc);
     } catch (RuntimeException e) {
       vertx.close();
       throw new IllegalStateException(
@@ -152,6 +176,20 @@ public final class SampleReplica implements AutoCloseable {
 
   /** {@code host:port} as it listens. */
   public String address() {
+    return address(port);
+  }
+
+  /** The port of the gRPC side, -1 when it has none. */
+  public int grpcPort() {
+    return grpc == null ? -1 : grpc.port();
+  }
+
+  /** {@code host:port} of the gRPC side, null when it has none. */
+  public String grpcAddress() {
+    return grpc == null ? null : address(grpc.port());
+  }
+
+  private String address(int port) {
     String host = options.host();
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
   }
@@ -164,6 +202,9 @@ public final class SampleReplica implements AutoCloseable {
   /** Stops listening and frees its threads; waits up to 10 s. */
   @Override
   public void close() {
+    if (grpc != null) {
+      grpc.close();
+    }
     try {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

@@ -10,9 +10,10 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code sample-replica --name k1 --host 127.0.0.1 --port 8081 [--register ns/pool ...]}: prints
- * "sample-replica k1 listening on 127.0.0.1:8081" on stdout once it serves, and stops on SIGTERM (a
- * Lease it renews stays and expires: there is no deregistration). Exits 2 on a bad command line, 1
- * when it cannot listen or register.
+ * "sample-replica k1 listening on 127.0.0.1:8081" (with --grpc-port, followed by " (gRPC on
+ * 127.0.0.1:9091)") on stdout once it serves, and stops on SIGTERM (a Lease it renews stays and
+ * expires: there is no deregistration). Exits 2 on a bad command line, 1 when it cannot listen or
+ * register.
  */
 public final class SampleReplicaMain {
   static {
@@ -43,7 +44,12 @@ public final class SampleReplicaMain {
       replica =
           SampleReplica.start(
               new SampleReplica.Options(
-                  options.name(), options.host(), options.port(), options.threads(), random));
+                  options.name(),
+                  options.host(),
+                  options.port(),
+                  options.threads(),
+                  random,
+                  options.grpcPort()));
     } catch (IllegalStateException e) {
       System.err.println("sample-replica: " + e.getMessage());
       System.exit(1);
@@ -99,7 +105,12 @@ public final class SampleReplicaMain {
                   stopped.countDown();
                 },
                 "sample-replica-shutdown"));
-    System.out.println("sample-replica " + replica.name() + " listening on " + replica.address());
+    System.out.println(
+        "sample-replica "
+            + replica.name()
+            + " listening on "
+            + replica.address()
+            + (replica.grpcAddress() == null ? "" : " (gRPC on " + replica.grpcAddress() + ")"));
     System.out.flush();
     try {
       stopped.await();

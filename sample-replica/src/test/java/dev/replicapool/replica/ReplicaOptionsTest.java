@@ -16,6 +16,20 @@ class ReplicaOptionsTest {
     assertThat(options.threads()).isEqualTo(1);
     assertThat(options.seed()).isEmpty();
     assertThat(options.register()).isEmpty();
+    assertThat(options.grpcPort()).isEqualTo(-1);
+  }
+
+  @Test
+  void grpcPortIsOptional() throws Exception {
+    assertThat(ReplicaOptions.parse("--name", "k1", "--grpc-port", "9091").grpcPort())
+        .isEqualTo(9091);
+    assertThat(ReplicaOptions.parse("--name", "k1", "--grpc-port=0").grpcPort()).isZero();
+    assertThatThrownBy(
+            () -> ReplicaOptions.parse("--name", "k1", "--port", "9091", "--grpc-port", "9091"))
+        .hasMessage("--grpc-port must differ from --port");
+    assertThatThrownBy(() -> ReplicaOptions.parse("--name", "k1", "--grpc-port", "70000"))
+        .hasMessageContaining("--grpc-port must be between 0 and 65535");
+    assertThat(ReplicaOptions.USAGE).contains("--grpc-port PORT");
   }
 
   @Test

@@ -31,6 +31,14 @@ import java.util.List;
     message = "every static endpoint needs a port when spec.port is not set",
     fieldPath = ".endpoints",
     reason = "FieldValueRequired")
+@ValidationRule(
+    value =
+        "!has(self.upstreamTls) || (has(self.appProtocol) && self.appProtocol in ['https',"
+            + " 'kubernetes.io/wss'])",
+    message =
+        "upstreamTls needs appProtocol https or kubernetes.io/wss: the others speak clear text",
+    fieldPath = ".upstreamTls",
+    reason = "FieldValueForbidden")
 public class ReplicaPoolSpec {
 
   @JsonPropertyDescription(
@@ -57,10 +65,23 @@ public class ReplicaPoolSpec {
   @Max(65535)
   public Integer port;
 
+  @JsonPropertyDescription(
+      "What the members speak (the name Kubernetes Services and Gateway API use): http"
+          + " (HTTP/1.1), kubernetes.io/h2c (HTTP/2 with prior knowledge, as gRPC servers in clear"
+          + " text), https (TLS, HTTP/2 or HTTP/1.1 by ALPN), kubernetes.io/ws and"
+          + " kubernetes.io/wss (WebSocket only, in clear text or over TLS).")
+  @Default("http")
+  public AppProtocol appProtocol = AppProtocol.HTTP;
+
+  @JsonPropertyDescription(
+      "TLS to the members, with appProtocol https or kubernetes.io/wss: the CA to trust, the"
+          + " server name, a client certificate. Verification is on unless insecureSkipVerify.")
+  public UpstreamTls upstreamTls;
+
   @JsonPropertyDescription("How requests reach this pool on the data plane.")
   public Route route;
 
-  @JsonPropertyDescription("Active HTTP health check of every member.")
+  @JsonPropertyDescription("Active health check of every member: HTTP, gRPC or TCP.")
   @Default("{}")
   public HealthCheck healthCheck = new HealthCheck();
 

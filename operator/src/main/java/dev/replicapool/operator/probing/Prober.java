@@ -1,17 +1,14 @@
 package dev.replicapool.operator.probing;
 
+import dev.replicapool.api.v1alpha1.HealthCheckType;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,8 +23,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Active HTTP health probes for every member of every pool, on one shared non-blocking Vert.x
- * {@link HttpClient} and one event loop.
+ * Active health probes for every member of every pool, on one event loop: when each member is
+ * probed, how many probes run at once, and when one has taken too long. What a probe does is its
+ * {@link HealthChecker}'s business ({@link HttpHealthChecker}, {@link GrpcHealthChecker}, {@link
+ * TcpHealthChecker}), on shared non-blocking Vert.x clients.
+ *
+ * <p>Longer than the project's usual class: scheduling, the two limits and the timeout share the
+ * per-member state below and the event-loop-only counters; split, each part would reach into the
+ * others' fields.
  *
  * <ul>
  *   <li>Each member is probed every interval; its first probe comes at a random offset within the
@@ -37,11 +40,13 @@ import org.slf4j.LoggerFactory;
  *       skipped (counted in {@link Stats#skipped()}); and at most {@link Options#maxInFlight()} of
  *       all members together, and at most {@link Options#maxConnecting()} that must connect first;
  *       beyond these, probes are shed ({@link Stats#shed()}), not failed.
- *   <li>Success is a 2xx whose body has arrived within the timeout. A probe still running at the
- *       timeout is reported failed ("timeout after 100ms") and its request is reset, which closes
- *       its connection or abandons its connect (a TCP connect gives up after 10 s).
- *   <li>Connections are kept alive (one per member), so a probe costs one request, not a TCP
- *       handshake: 10,000 members at 1 s are 10,000 requests/s, not 10,000 connects/s.
+ *   <li>Success is the checker's (an expected HTTP status whose body has arrived, a gRPC SERVING, a
+ *       TCP connect) within the timeout. A probe still running at the timeout is reported failed
+ *       ("timeout after 100ms") and aborted, which resets its request or abandons its connect (a
+ *       TCP connect gives up after 10 s).
+ *   <li>HTTP and gRPC checks keep their connection alive (one per member and TLS setting), so a
+ *       probe costs one request, not a TCP handshake: 10,000 members at 1 s are 10,000 requests/s,
+ *       not 10,000 connects/s. A TCP check is a connect each time.
  * </ul>
  *
  * <p>Scheduling is either a {@link Scheduling#WHEEL hashed timing wheel} driven by one Vert.x
@@ -53,8 +58,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Prober implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Prober.class);
-  private static final Handler<Buffer> DISCARD = b -> {};
-  private static final Handler<Throwable> IGNORE = e -> {};
 
   /**
    * TCP connect attempts end after this; a probe fails at its own timeout long before. Not
@@ -121,7 +124,10 @@ public final class Prober implements AutoCloseable {
 
   private final Vertx vertx;
   private final Context context;
-  private final HttpClient client;
+  private final ProbeClients clients;
+  private final HttpHealthChecker http;
+  private final GrpcHealthChecker grpc;
+  private final TcpHealthChecker tcp;
   private final Options options;
   private final ConcurrentHashMap<MemberKey, Target> targets = new ConcurrentHashMap<>();
   private final long originNanos = System.nanoTime();
@@ -156,26 +162,11 @@ public final class Prober implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener);
     this.options = Objects.requireNonNull(options);
     this.context = vertx.getOrCreateContext();
-    this.client =
-        vertx
-            .httpClientBuilder()
-            .with(
-                new HttpClientOptions()
-                    .setKeepAlive(true)
-                    .setKeepAliveTimeout(KEEP_ALIVE_SECONDS)
-                    .setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
-                    .setTcpNoDelay(true)
-                    .setDecompressionSupported(false))
-            // One connection per origin, on the event loop that asks for it (the prober's): a
-            // probe never opens a second connection while a slow connect is still pending, so
-            // 10,000 members hold 10,000 sockets at most. The same address in two pools shares
-            // it, one probe after the other.
-            .with(new PoolOptions().setHttp1MaxSize(1).setEventLoopSize(0))
-            // A member that resets or drops a connection is a failed probe, reported as such:
-            // without a handler Vert.x also logs each one at ERROR (every interval, per member).
-            .withConnectHandler(
-                c -> c.exceptionHandler(e -> LOG.debug("probe connection {}: {}", c, e.toString())))
-            .build();
+    // The same address in two pools shares a connection, one probe after the other.
+    this.clients = new ProbeClients(vertx);
+    this.http = new HttpHealthChecker(clients, options.userAgent());
+    this.grpc = new GrpcHealthChecker(clients, options.userAgent());
+    this.tcp = new TcpHealthChecker(vertx);
     if (options.scheduling() == Scheduling.WHEEL) {
       this.wheel = new TimingWheel(options.tickMillis(), 4096, nowMillis());
       Handler<Long> tick = id -> wheel.advance(nowMillis());
@@ -199,21 +190,32 @@ public final class Prober implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener);
   }
 
-  /**
-   * Starts probing {@code http://host:port/path} every {@code intervalMillis}, or changes the
-   * member's target or timing when it is already tracked (then with a new random phase). Calling it
-   * again with the same values changes nothing, so a reconcile may call it for every member.
-   */
+  /** {@link #track(MemberKey, String, int, ProbeSpec, long, long)} with an HTTP/1.1 GET of path. */
   public void track(
       MemberKey key, String host, int port, String path, long intervalMillis, long timeoutMillis) {
+    track(key, host, port, ProbeSpec.http(path), intervalMillis, timeoutMillis);
+  }
+
+  /**
+   * Starts checking the member at {@code host:port} as {@code spec} says every {@code
+   * intervalMillis}, or changes the member's check or timing when it is already tracked (then with
+   * a new random phase). Calling it again with the same values changes nothing, so a reconcile may
+   * call it for every member.
+   */
+  public void track(
+      MemberKey key,
+      String host,
+      int port,
+      ProbeSpec spec,
+      long intervalMillis,
+      long timeoutMillis) {
     if (intervalMillis < 1 || timeoutMillis < 1) {
       throw new IllegalArgumentException("interval and timeout must be positive");
     }
     if (closed) {
       return; // shutting down: nothing to probe any more
     }
-    Target fresh =
-        new Target(key, host, port, path == null ? "/" : path, intervalMillis, timeoutMillis);
+    Target fresh = new Target(key, host, port, spec, intervalMillis, timeoutMillis);
     Target current = targets.get(key);
     if (current != null && current.sameAs(fresh)) {
       return;
@@ -248,7 +250,7 @@ public final class Prober implements AutoCloseable {
     if (t == null) {
       return false;
     }
-    track(key, t.host, t.port, t.path, intervalMillis, timeoutMillis);
+    track(key, t.host, t.port, t.spec, intervalMillis, timeoutMillis);
     return true;
   }
 
@@ -306,7 +308,7 @@ public final class Prober implements AutoCloseable {
           if (wheelTimerId >= 0) {
             vertx.cancelTimer(wheelTimerId);
           }
-          client.close().onComplete(ar -> stopped.complete(null));
+          Future.join(clients.close(), tcp.close()).onComplete(ar -> stopped.complete(null));
         });
     if (Vertx.currentContext() == null) {
       try {
@@ -318,10 +320,11 @@ public final class Prober implements AutoCloseable {
   }
 
   /**
-   * Sends a few requests through the shared client to a throwaway server on 127.0.0.1 before the
-   * first real probe: a cold JVM spends a few hundred milliseconds loading the HTTP stack, which
-   * would fail the first probes of every member under a tight timeout (S1's 100 ms) and eject
-   * healthy members at operator start. Capped at 3 s; probes start afterwards whatever happened.
+   * Sends a few requests through the HTTP/1.1 and h2c clients to a throwaway server on 127.0.0.1
+   * before the first real probe: a cold JVM spends a few hundred milliseconds loading the HTTP
+   * stack, which would fail the first probes of every member under a tight timeout (S1's 100 ms)
+   * and eject healthy members at operator start. Capped at 3 s; probes start afterwards whatever
+   * happened.
    */
   private void warmUp() {
     Promise<Void> done = Promise.promise();
@@ -338,14 +341,19 @@ public final class Prober implements AutoCloseable {
                       .setPort(server.actualPort())
                       .setURI("/warm-up");
               Future<Void> chain = Future.succeededFuture();
-              for (int i = 0; i < 20; i++) {
-                chain =
-                    chain.compose(
-                        v ->
-                            client
-                                .request(o)
-                                .compose(HttpClientRequest::send)
-                                .compose(HttpClientResponse::end));
+              // HTTP/1.1 and HTTP/2 (h2c: gRPC checks) each have their own code to load.
+              for (ProbeSpec.Transport transport :
+                  List.of(ProbeSpec.Transport.H1, ProbeSpec.Transport.H2C)) {
+                HttpClient client = clients.client(transport);
+                for (int i = 0; i < 20; i++) {
+                  chain =
+                      chain.compose(
+                          v ->
+                              client
+                                  .request(o)
+                                  .compose(HttpClientRequest::send)
+                                  .compose(HttpClientResponse::end));
+                }
               }
               return chain.eventually(server::close);
             })
@@ -365,6 +373,14 @@ public final class Prober implements AutoCloseable {
               waitingForWarmUp.clear();
               waiting.stream().filter(t -> t.active && !closed).forEach(this::start);
             });
+  }
+
+  private HealthChecker checker(HealthCheckType type) {
+    return switch (type) {
+      case HTTP -> http;
+      case GRPC -> grpc;
+      case TCP -> tcp;
+    };
   }
 
   private long nowMillis() {
@@ -396,8 +412,8 @@ public final class Prober implements AutoCloseable {
       t.periodicId = -1;
     }
     Probe p = t.current;
-    if (p != null && p.request != null) {
-      p.request.reset();
+    if (p != null && p.running != null) {
+      p.running.abort();
     }
   }
 
@@ -447,45 +463,14 @@ public final class Prober implements AutoCloseable {
     } else {
       p.timerId = vertx.setTimer(t.timeout, id -> onTimeout(p));
     }
-    client
-        .request(t.options)
-        .onComplete(
-            ar -> {
-              if (ar.failed()) {
-                report(p, false, -1, describe(ar.cause()));
-                release(p);
-                return;
+    p.running =
+        t.check.start(
+            outcome -> {
+              if (outcome.connectionKept()) {
+                t.connected = true;
               }
-              HttpClientRequest req = ar.result();
-              if (p.reported || !t.active) {
-                req.reset();
-                release(p);
-                return;
-              }
-              p.request = req;
-              req.exceptionHandler(IGNORE); // the send future reports failures
-              req.send()
-                  .onComplete(
-                      r -> {
-                        if (r.failed()) {
-                          report(p, false, -1, describe(r.cause()));
-                          release(p);
-                          return;
-                        }
-                        HttpClientResponse resp = r.result();
-                        int code = resp.statusCode();
-                        t.connected = true;
-                        resp.handler(DISCARD);
-                        resp.end()
-                            .onComplete(
-                                e -> {
-                                  boolean ok = e.succeeded() && code >= 200 && code < 300;
-                                  String error =
-                                      e.failed() ? describe(e.cause()) : ok ? null : "HTTP " + code;
-                                  report(p, ok, code, error);
-                                  release(p);
-                                });
-                      });
+              report(p, outcome.success(), outcome.statusCode(), outcome.error());
+              release(p);
             });
   }
 
@@ -495,10 +480,11 @@ public final class Prober implements AutoCloseable {
     }
     timedOut++;
     report(p, false, -1, "timeout after " + p.target.timeout + "ms");
-    if (p.request != null) {
-      p.request.reset();
+    if (p.running != null) {
+      // The check ends with it (a reset request, a connect left to its own timeout) and only
+      // then frees its place in flight.
+      p.running.abort();
     }
-    // Without a request the connect is still pending; its own timeout (the same) releases it.
   }
 
   private void report(Probe p, boolean ok, int statusCode, String error) {
@@ -550,20 +536,15 @@ public final class Prober implements AutoCloseable {
     }
   }
 
-  private static String describe(Throwable t) {
-    String m = t.getMessage();
-    return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
-  }
-
   /** One member as probed; fields after the finals belong to the event loop. */
   private final class Target implements Runnable {
     final MemberKey key;
     final String host;
     final int port;
-    final String path;
+    final ProbeSpec spec;
     final long interval;
     final long timeout;
-    final RequestOptions options;
+    final HealthChecker.MemberCheck check;
 
     boolean active = true;
     boolean connected;
@@ -572,27 +553,21 @@ public final class Prober implements AutoCloseable {
     TimingWheel.Timeout due;
     long periodicId = -1;
 
-    Target(MemberKey key, String host, int port, String path, long interval, long timeout) {
+    Target(MemberKey key, String host, int port, ProbeSpec spec, long interval, long timeout) {
       this.key = key;
       this.host = host;
       this.port = port;
-      this.path = path;
+      this.spec = spec;
       this.interval = interval;
       this.timeout = timeout;
-      this.options =
-          new RequestOptions()
-              .setMethod(HttpMethod.GET)
-              .setHost(host)
-              .setPort(port)
-              .setURI(path)
-              .setFollowRedirects(false)
-              .putHeader("User-Agent", Prober.this.options.userAgent());
+      int probedPort = spec.port() == null ? port : spec.port();
+      this.check = checker(spec.type()).prepare(host, probedPort, spec, timeout);
     }
 
     boolean sameAs(Target o) {
       return host.equals(o.host)
           && port == o.port
-          && path.equals(o.path)
+          && spec.equals(o.spec)
           && interval == o.interval
           && timeout == o.timeout;
     }
@@ -607,7 +582,7 @@ public final class Prober implements AutoCloseable {
   private final class Probe implements Runnable {
     final Target target;
     final long startNanos = System.nanoTime();
-    HttpClientRequest request;
+    HealthChecker.Running running;
     TimingWheel.Timeout timeout;
     long timerId = -1;
     boolean reported;

@@ -1,10 +1,12 @@
 package dev.replicapool.operator.push;
 
+import dev.replicapool.api.v1alpha1.AppProtocol;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.api.wire.UpstreamTlsMaterial;
 import dev.replicapool.controlplane.ControlPlaneServer;
 import java.util.List;
 import java.util.Map;
@@ -32,17 +34,21 @@ public final class SnapshotPublisher {
 
   /** Sends the pool's snapshot if it differs from the last one sent; returns its version. */
   public synchronized long publish(
-      String pool, ReplicaPoolSpec spec, List<MemberSnapshot> members, TlsMaterial tls) {
+      String pool,
+      ReplicaPoolSpec spec,
+      List<MemberSnapshot> members,
+      TlsMaterial tls,
+      UpstreamTlsMaterial upstreamTls) {
     PoolSnapshot previous = lastSent.get(pool);
     PoolSnapshot candidate =
-        build(pool, previous == null ? 0 : previous.version(), spec, members, tls);
+        build(pool, previous == null ? 0 : previous.version(), spec, members, tls, upstreamTls);
     Set<String> groups = Set.copyOf(spec.dataPlaneGroupsOrDefault());
     if (previous != null
         && sameContent(previous, candidate)
         && groups.equals(lastGroups.get(pool))) {
       return previous.version();
     }
-    PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls);
+    PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls, upstreamTls);
     lastSent.put(pool, snapshot);
     lastGroups.put(pool, groups);
     server.publish(snapshot, groups);
@@ -68,13 +74,20 @@ public final class SnapshotPublisher {
     }
   }
 
+  /**
+   * The snapshot of a pool. appProtocol is the spec's value ({@code http} when the spec says
+   * nothing); upstreamTls is the material of a TLS protocol (https, kubernetes.io/wss), null for
+   * the clear-text ones whatever the spec holds.
+   */
   static PoolSnapshot build(
       String pool,
       long version,
       ReplicaPoolSpec spec,
       List<MemberSnapshot> members,
-      TlsMaterial tls) {
+      TlsMaterial tls,
+      UpstreamTlsMaterial upstreamTls) {
     var routing = spec.routing;
+    AppProtocol protocol = spec.appProtocol == null ? AppProtocol.HTTP : spec.appProtocol;
     return new PoolSnapshot(
         pool,
         version,
@@ -85,7 +98,11 @@ public final class SnapshotPublisher {
         spec.route == null || spec.route.hosts == null ? List.of() : List.copyOf(spec.route.hosts),
         spec.route == null ? null : spec.route.port,
         tls,
-        List.copyOf(members));
+        List.copyOf(members),
+        protocol.value(),
+        protocol.tls() ? upstreamTls : null,
+        null,
+        null);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {

@@ -4,10 +4,12 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.api.wire.UpstreamTlsMaterial;
 import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.health.HealthPolicy;
 import dev.replicapool.operator.health.MemberHealth;
 import dev.replicapool.operator.health.Transition;
+import dev.replicapool.operator.probing.ProbeSpec;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +37,8 @@ final class PoolState {
   private ReplicaPoolSpec spec;
   private HealthPolicy policy;
   private TlsMaterial tls;
+  private UpstreamTlsMaterial upstreamTls;
+  private ProbeSpec probeSpec;
   private final Map<String, Tracked> members = new TreeMap<>();
   private final List<MemberTransition> pending = new ArrayList<>();
 
@@ -57,6 +61,21 @@ final class PoolState {
 
   synchronized void setTls(TlsMaterial tls) {
     this.tls = tls;
+  }
+
+  synchronized UpstreamTlsMaterial upstreamTls() {
+    return upstreamTls;
+  }
+
+  synchronized void setUpstreamTls(UpstreamTlsMaterial upstreamTls) {
+    this.upstreamTls = upstreamTls;
+  }
+
+  /** Remembers how members are probed; true when that changed since the last call. */
+  synchronized boolean setProbeSpec(ProbeSpec spec) {
+    boolean changed = probeSpec != null && !probeSpec.equals(spec);
+    this.probeSpec = spec;
+    return changed;
   }
 
   /**

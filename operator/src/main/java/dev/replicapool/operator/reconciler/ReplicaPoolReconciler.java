@@ -4,18 +4,22 @@ import dev.replicapool.api.registration.LeaseConventions;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
 import dev.replicapool.api.wire.TlsMaterial;
+import dev.replicapool.api.wire.UpstreamTlsMaterial;
 import dev.replicapool.operator.discovery.LabelSelectors;
 import dev.replicapool.operator.discovery.LeaseTracker;
 import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.discovery.MemberDiscovery;
 import dev.replicapool.operator.health.Transition;
 import dev.replicapool.operator.metrics.OperatorMetrics;
+import dev.replicapool.operator.probing.MemberKey;
 import dev.replicapool.operator.probing.ProbeResult;
+import dev.replicapool.operator.probing.ProbeSpec;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.push.SnapshotPublisher;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder;
 import dev.replicapool.operator.status.StatusDiff;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -31,10 +35,8 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,10 +50,10 @@ import org.slf4j.LoggerFactory;
  * The control loop of a ReplicaPool: discover members, keep them probed, push the weighted set to
  * the data planes, and write what was observed into status.
  *
- * <p>Two paths lead to a push. A reconcile (the spec, a Pod, a Lease or the TLS Secret changed)
- * resynchronizes everything. A probe result that changes a member's state or weight pushes at once
- * from the prober's thread, then asks for a reconcile to refresh status: the data planes learn of a
- * dead member within one probe, not one API round-trip later.
+ * <p>Two paths lead to a push. A reconcile (the spec, a Pod, a Lease, a TLS Secret or a CA
+ * ConfigMap changed) resynchronizes everything. A probe result that changes a member's state or
+ * weight pushes at once from the prober's thread, then asks for a reconcile to refresh status: the
+ * data planes learn of a dead member within one probe, not one API round-trip later.
  */
 @ControllerConfiguration(name = "replicapool", triggerReconcilerOnAllEvents = true)
 public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
@@ -79,6 +81,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private InformerEventSource<Pod, ReplicaPool> podSource;
   private LeaseEventSource leaseSource;
   private InformerEventSource<Secret, ReplicaPool> secretSource;
+  private InformerEventSource<ConfigMap, ReplicaPool> configMapSource;
   private final SimpleInboundEventSource<ReplicaPool> memberChanges =
       new SimpleInboundEventSource<>("member-changes");
 
@@ -122,7 +125,15 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
                 .withSecondaryToPrimaryMapper(secret -> poolsUsingSecret(context, secret))
                 .build(),
             context);
-    return List.of(podSource, leaseSource, secretSource, memberChanges);
+    // CA bundles for spec.upstreamTls.ca.configMapName (a CA certificate is public).
+    configMapSource =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ConfigMap.class, ReplicaPool.class)
+                .withName("ca-configmaps")
+                .withSecondaryToPrimaryMapper(cm -> poolsUsingConfigMap(context, cm))
+                .build(),
+            context);
+    return List.of(podSource, leaseSource, secretSource, configMapSource, memberChanges);
   }
 
   private static Set<ResourceID> poolsSelecting(EventSourceContext<ReplicaPool> ctx, Pod pod) {
@@ -138,8 +149,27 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       EventSourceContext<ReplicaPool> ctx, Secret secret) {
     return ctx.getPrimaryCache()
         .list(secret.getMetadata().getNamespace())
-        .filter(p -> p.getSpec() != null && p.getSpec().tls != null)
-        .filter(p -> secret.getMetadata().getName().equals(p.getSpec().tls.secretName))
+        .filter(p -> p.getSpec() != null && usesSecret(p, secret.getMetadata().getName()))
+        .map(ResourceID::fromResource)
+        .collect(Collectors.toSet());
+  }
+
+  private static boolean usesSecret(ReplicaPool pool, String name) {
+    var spec = pool.getSpec();
+    var u = spec.upstreamTls;
+    return (spec.tls != null && name.equals(spec.tls.secretName))
+        || (u != null && name.equals(u.clientCertificateSecretName))
+        || (u != null && u.ca != null && name.equals(u.ca.secretName));
+  }
+
+  private static Set<ResourceID> poolsUsingConfigMap(
+      EventSourceContext<ReplicaPool> ctx, ConfigMap cm) {
+    String name = cm.getMetadata().getName();
+    return ctx.getPrimaryCache()
+        .list(cm.getMetadata().getNamespace())
+        .filter(p -> p.getSpec() != null && p.getSpec().upstreamTls != null)
+        .filter(p -> p.getSpec().upstreamTls.ca != null)
+        .filter(p -> name.equals(p.getSpec().upstreamTls.ca.configMapName))
         .map(ResourceID::fromResource)
         .collect(Collectors.toSet());
   }
@@ -181,25 +211,36 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
 
     List<String> configProblems = new ArrayList<>(found.problems());
     TlsMaterial tls = tlsMaterial(pool, configProblems);
+    UpstreamTlsMaterial upstreamTls =
+        UpstreamTlsSource.resolve(
+            pool.getSpec(),
+            name -> secretSource.get(new ResourceID(name, namespace)).orElse(null),
+            name -> configMapSource.get(new ResourceID(name, namespace)).orElse(null),
+            configProblems);
+    ProbeSpec probeSpec = ProbeSpec.from(pool.getSpec(), upstreamTls);
 
     PoolState.SyncResult sync;
+    boolean probeSpecChanged;
     synchronized (state) {
       state.setTls(tls);
+      state.setUpstreamTls(upstreamTls);
       sync = state.sync(pool.getSpec(), found.members());
+      probeSpecChanged = state.setProbeSpec(probeSpec);
     }
     for (Member m : sync.removed()) {
       prober.untrack(key, m.address());
       events.normal(pool, "MemberRemoved", m.address() + " (" + m.source() + ") left the pool");
     }
     var policy = state.policy();
-    for (Member m : sync.added()) {
+    // A new check (type, port, TLS material...) applies to every member, not only new ones.
+    List<Member> toTrack = probeSpecChanged ? found.members() : sync.added();
+    for (Member m : toTrack) {
       if (policy.activeChecks()) {
         prober.track(
-            key,
-            m.address(),
+            new MemberKey(key, m.address()),
             m.host(),
             m.port(),
-            policy.path(),
+            probeSpec,
             policy.intervalMillis(),
             policy.timeoutMillis());
       } else {
@@ -216,7 +257,9 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
         events.warning(pool, "Member" + t.to(), message);
       }
     }
-    long version = publisher.publish(key, pool.getSpec(), state.memberSnapshots(), state.tls());
+    long version =
+        publisher.publish(
+            key, pool.getSpec(), state.memberSnapshots(), state.tls(), state.upstreamTls());
 
     String noMembers = null;
     if (found.members().isEmpty() && pool.getSpec().selector != null && found.selectedPods() == 0) {
@@ -330,14 +373,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   }
 
   private static String decode(String base64) {
-    if (base64 == null) {
-      return null;
-    }
-    try {
-      return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
+    return UpstreamTlsSource.decode(base64);
   }
 
   /** Deletes Leases nobody renewed for a long time; a precondition keeps a fresh renewal safe. */
@@ -379,7 +415,8 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     var transition = state.onProbe(result.address(), result.success(), result.latencyMillis());
     // The data planes get every weight change at once; status follows state changes at once
     // (through a reconcile, off the probe thread) and drift at the periodic refresh.
-    publisher.publish(result.pool(), state.spec(), state.memberSnapshots(), state.tls());
+    publisher.publish(
+        result.pool(), state.spec(), state.memberSnapshots(), state.tls(), state.upstreamTls());
     if (transition.isPresent()) {
       memberChanges.propagateEvent(resourceId(result.pool()));
     }

@@ -1,0 +1,169 @@
+package dev.replicapool.operator.probing;
+
+import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.HostAndPort;
+import java.util.List;
+
+/**
+ * grpc.health.v1.Health/Check over HTTP/2 (prior knowledge in clear text, h2 by ALPN over TLS).
+ * Passes on SERVING only; NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN, a non-OK grpc-status (such as
+ * UNIMPLEMENTED from a server without the health service) or a non-gRPC answer fail. The member is
+ * told the deadline with grpc-timeout. The HTTP/2 connection is kept between probes.
+ */
+final class GrpcHealthChecker implements HealthChecker {
+  static final String PATH = "/grpc.health.v1.Health/Check";
+
+  private static final List<String> STATUS_NAMES =
+      List.of(
+          "OK",
+          "CANCELLED",
+          "UNKNOWN",
+          "INVALID_ARGUMENT",
+          "DEADLINE_EXCEEDED",
+          "NOT_FOUND",
+          "ALREADY_EXISTS",
+          "PERMISSION_DENIED",
+          "RESOURCE_EXHAUSTED",
+          "FAILED_PRECONDITION",
+          "ABORTED",
+          "OUT_OF_RANGE",
+          "UNIMPLEMENTED",
+          "INTERNAL",
+          "UNAVAILABLE",
+          "DATA_LOSS",
+          "UNAUTHENTICATED");
+
+  private final ProbeClients clients;
+  private final String userAgent;
+
+  GrpcHealthChecker(ProbeClients clients, String userAgent) {
+    this.clients = clients;
+    this.userAgent = userAgent;
+  }
+
+  @Override
+  public MemberCheck prepare(String host, int port, ProbeSpec spec, long timeoutMillis) {
+    HttpClient client = clients.client(spec.transport());
+    RequestOptions options =
+        HttpHealthChecker.target(clients, new RequestOptions(), host, port, spec)
+            .setMethod(HttpMethod.POST)
+            .setURI(PATH)
+            .putHeader("content-type", "application/grpc")
+            .putHeader("te", "trailers")
+            .putHeader("grpc-timeout", timeoutMillis + "m")
+            .putHeader("user-agent", userAgent);
+    HostAndPort authority = HttpHealthChecker.authority(spec);
+    Buffer body = GrpcHealthMessages.request(spec.grpcService());
+    return done -> {
+      Run run = new Run();
+      client
+          .request(options)
+          .onComplete(
+              ar -> {
+                if (ar.failed()) {
+                  done.handle(CheckOutcome.noResponse(ar.cause()));
+                  return;
+                }
+                HttpClientRequest req = ar.result();
+                // Before any reset: without a handler Vert.x logs every reset at ERROR.
+                req.exceptionHandler(e -> {});
+                if (run.aborted) {
+                  req.reset();
+                  done.handle(CheckOutcome.failed(-1, "aborted", false));
+                  return;
+                }
+                run.request = req;
+                if (authority != null) {
+                  req.authority(authority);
+                }
+                req.send(body)
+                    .onComplete(
+                        r -> {
+                          if (r.failed()) {
+                            done.handle(CheckOutcome.noResponse(r.cause()));
+                          } else {
+                            onResponse(r.result(), done);
+                          }
+                        });
+              });
+      return run;
+    };
+  }
+
+  private static void onResponse(HttpClientResponse resp, Handler<CheckOutcome> done) {
+    int code = resp.statusCode();
+    resp.body()
+        .onComplete(
+            b -> {
+              if (b.failed()) {
+                done.handle(CheckOutcome.failed(code, CheckOutcome.describe(b.cause()), true));
+                return;
+              }
+              done.handle(judge(code, resp.headers(), resp.trailers(), b.result()));
+            });
+  }
+
+  /** The outcome of a complete response: HTTP status, headers, trailers and body. */
+  static CheckOutcome judge(int code, MultiMap headers, MultiMap trailers, Buffer body) {
+    if (code != 200) {
+      return CheckOutcome.failed(code, "HTTP " + code + ", not a gRPC response", true);
+    }
+    // A "Trailers-Only" answer carries grpc-status in its headers.
+    String status = trailers.get("grpc-status");
+    String message = trailers.get("grpc-message");
+    if (status == null) {
+      status = headers.get("grpc-status");
+      message = headers.get("grpc-message");
+    }
+    if (status == null) {
+      return CheckOutcome.failed(code, "gRPC response without grpc-status", true);
+    }
+    if (!status.equals("0")) {
+      return CheckOutcome.failed(code, "gRPC " + statusName(status) + describe(message), true);
+    }
+    int serving;
+    try {
+      serving = GrpcHealthMessages.servingStatus(body);
+    } catch (IllegalArgumentException e) {
+      return CheckOutcome.failed(code, "gRPC health: " + e.getMessage(), true);
+    }
+    if (serving == GrpcHealthMessages.SERVING) {
+      return CheckOutcome.passed(code, true);
+    }
+    return CheckOutcome.failed(code, "gRPC health " + GrpcHealthMessages.name(serving), true);
+  }
+
+  private static String statusName(String status) {
+    try {
+      int n = Integer.parseInt(status.trim());
+      return n >= 0 && n < STATUS_NAMES.size() ? STATUS_NAMES.get(n) : "status " + n;
+    } catch (NumberFormatException e) {
+      return "status " + status;
+    }
+  }
+
+  private static String describe(String message) {
+    return message == null || message.isBlank() ? "" : ": " + message;
+  }
+
+  /** One check in flight. */
+  private static final class Run implements Running {
+    HttpClientRequest request;
+    boolean aborted;
+
+    @Override
+    public void abort() {
+      aborted = true;
+      if (request != null) {
+        request.reset();
+      }
+    }
+  }
+}

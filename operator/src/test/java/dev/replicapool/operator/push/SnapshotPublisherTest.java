@@ -1,0 +1,62 @@
+package dev.replicapool.operator.push;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.AppProtocol;
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.UpstreamTlsMaterial;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SnapshotPublisherTest {
+  static final List<MemberSnapshot> MEMBERS =
+      List.of(new MemberSnapshot("127.0.0.1", 9000, 1.0, MemberState.Healthy));
+  static final UpstreamTlsMaterial TLS =
+      new UpstreamTlsMaterial("CA", "tracking.internal", "CERT", "KEY", false);
+
+  static PoolSnapshot build(AppProtocol protocol, UpstreamTlsMaterial tls) {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.appProtocol = protocol;
+    return SnapshotPublisher.build("ns/pool", 7, spec, MEMBERS, null, tls);
+  }
+
+  @Test
+  void theProtocolGoesOnTheWireByItsSpecName() {
+    assertThat(build(AppProtocol.HTTP, null).appProtocol()).isEqualTo("http");
+    assertThat(build(AppProtocol.H2C, null).appProtocol()).isEqualTo("kubernetes.io/h2c");
+    assertThat(build(AppProtocol.HTTPS, TLS).appProtocol()).isEqualTo("https");
+    assertThat(build(AppProtocol.WS, null).appProtocol()).isEqualTo("kubernetes.io/ws");
+    assertThat(build(AppProtocol.WSS, TLS).appProtocol()).isEqualTo("kubernetes.io/wss");
+  }
+
+  @Test
+  void aSpecWithoutProtocolIsHttp() {
+    assertThat(build(null, null).appProtocol()).isEqualTo("http");
+  }
+
+  @Test
+  void upstreamTlsTravelsWithTlsProtocolsOnly() {
+    assertThat(build(AppProtocol.HTTPS, TLS).upstreamTls()).isEqualTo(TLS);
+    assertThat(build(AppProtocol.WSS, TLS).upstreamTls()).isEqualTo(TLS);
+    assertThat(build(AppProtocol.H2C, TLS).upstreamTls()).isNull();
+    assertThat(build(AppProtocol.HTTP, TLS).upstreamTls()).isNull();
+  }
+
+  @Test
+  void theSnapshotIsValidAndKeepsItsOtherFields() {
+    PoolSnapshot s = build(AppProtocol.HTTPS, TLS);
+    assertThat(s.problems()).isEmpty();
+    assertThat(s.members()).isEqualTo(MEMBERS);
+    assertThat(s.version()).isEqualTo(7);
+    assertThat(s.slowStart()).isNull();
+    assertThat(s.panicThresholdPercent()).isNull();
+  }
+
+  @Test
+  void materialIsNotPrinted() {
+    assertThat(TLS.toString()).doesNotContain("KEY").doesNotContain("CERT");
+  }
+}
