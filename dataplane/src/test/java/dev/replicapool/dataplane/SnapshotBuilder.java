@@ -20,6 +20,7 @@ final class SnapshotBuilder {
   private OutlierDetection outlier;
   private final List<MemberSnapshot> members = new ArrayList<>();
   private String appProtocol;
+  private dev.replicapool.api.wire.UpstreamTlsMaterial upstreamTls;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -69,6 +70,11 @@ final class SnapshotBuilder {
     return this;
   }
 
+  SnapshotBuilder upstreamTls(dev.replicapool.api.wire.UpstreamTlsMaterial upstreamTls) {
+    this.upstreamTls = upstreamTls;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -92,7 +98,7 @@ final class SnapshotBuilder {
         tls,
         List.copyOf(members),
         appProtocol,
-        null,
+        upstreamTls,
         null,
         null);
   }

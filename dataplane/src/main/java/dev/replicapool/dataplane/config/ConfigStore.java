@@ -298,7 +298,12 @@ public final class ConfigStore implements SnapshotApplier {
             clock,
             randoms.get(),
             events.apply(s.pool()));
+    String protocol = s.appProtocol() == null ? "http" : s.appProtocol();
+    UpstreamTls upstreamTls =
+        protocol.equals("https") || protocol.equals("kubernetes.io/wss")
+            ? UpstreamTls.load(s.upstreamTls())
+            : null;
     return new PoolRuntime(
-        s, router, List.copyOf(hosts), s.port(), tls, RetryPolicy.from(s.retry()));
+        s, router, List.copyOf(hosts), s.port(), tls, RetryPolicy.from(s.retry()), upstreamTls);
   }
 }

@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * One pool as the data plane serves it: the snapshot it came from, its router, the hosts and port
- * it answers on, its TLS material (null without TLS) and its retry settings. Immutable apart from
- * the router's runtime state.
+ * it answers on, its TLS material (null without TLS), its retry settings and how it speaks TLS to
+ * its members (null for clear-text members). Immutable apart from the router's runtime state.
  */
 public record PoolRuntime(
     PoolSnapshot snapshot,
@@ -16,7 +16,8 @@ public record PoolRuntime(
     List<String> hosts,
     Integer port,
     TlsMaterials.Loaded tls,
-    RetryPolicy retry) {
+    RetryPolicy retry,
+    UpstreamTls upstreamTls) {
 
   public String name() {
     return snapshot.pool();
@@ -37,8 +38,13 @@ public record PoolRuntime(
     return p.equals("kubernetes.io/ws") || p.equals("kubernetes.io/wss");
   }
 
-  /** Whether the members speak HTTP/2 (h2c, or TLS where ALPN picks h2). */
+  /** Whether the members speak HTTP/2 only (h2c). */
   public boolean http2Members() {
     return appProtocol().equals("kubernetes.io/h2c");
+  }
+
+  /** Whether the members speak TLS ({@code https}, {@code kubernetes.io/wss}). */
+  public boolean tlsMembers() {
+    return upstreamTls != null;
   }
 }

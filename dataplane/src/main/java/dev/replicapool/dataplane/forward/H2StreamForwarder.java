@@ -145,9 +145,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     attemptStart = fw.clock.getAsLong();
     fw.h2Connections(ctx.channel().eventLoop())
         .openStream(
-            e.address(),
+            pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address(),
             e.host(),
             e.port(),
+            pool.upstreamTls(),
             new MemberSide(),
             new H2MemberConnections.StreamListener() {
               @Override

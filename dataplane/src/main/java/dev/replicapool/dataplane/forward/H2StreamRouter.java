@@ -57,7 +57,11 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
             fw.viaName);
     PoolRuntime pool = r.pool();
     ChannelPipeline p = ctx.pipeline();
-    if (pool != null && pool.http2Members()) {
+    CharSequence ct = headers.headers().get("content-type");
+    boolean grpc = ct != null && ct.toString().startsWith("application/grpc");
+    // HTTP/2 to the members when they speak only that, or for gRPC to TLS members (h2 by ALPN);
+    // everything else goes to TLS members as HTTP/1.1, which every HTTPS server speaks.
+    if (pool != null && (pool.http2Members() || (pool.tlsMembers() && grpc))) {
       p.replace(this, "forward", new H2StreamForwarder(fw, pool, tls));
     } else {
       p.addAfter(ctx.name(), "h2-to-h1", new Http2StreamFrameToHttpObjectCodec(true, true));

@@ -127,9 +127,10 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       H1Upstream oneShot = H1Upstream.oneShot();
       fw.h2Connections(client.eventLoop())
           .openStream(
-              e.address(),
+              memberKey(e),
               e.host(),
               e.port(),
+              pool.upstreamTls(),
               H1OverH2.pipeline(oneShot),
               new H2MemberConnections.StreamListener() {
                 @Override
@@ -145,12 +146,18 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       return;
     }
     MemberConnections conns = fw.connections(client.eventLoop());
-    H1Upstream c = conns.poll(e.address());
+    String key = memberKey(e);
+    H1Upstream c = conns.poll(key);
     if (c != null) {
       connected(c);
     } else {
-      conns.connect(e.address(), e.host(), e.port(), null, this);
+      conns.connect(key, e.host(), e.port(), pool.upstreamTls(), this);
     }
+  }
+
+  /** Connections are shared by member address, TLS ones only within their pool's TLS settings. */
+  private String memberKey(Endpoint e) {
+    return pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.upstream;
 
+import dev.replicapool.dataplane.config.UpstreamTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -15,6 +16,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -64,10 +66,15 @@ public final class H2MemberConnections {
 
   /** Opens a stream to the member, with {@code handler} as its pipeline. */
   public void openStream(
-      String address, String host, int port, ChannelHandler handler, StreamListener listener) {
+      String address,
+      String host,
+      int port,
+      UpstreamTls tls,
+      ChannelHandler handler,
+      StreamListener listener) {
     Member m = members.get(address);
     if (m == null || m.goingAway || (m.channel != null && !m.channel.isActive() && m.connected)) {
-      m = connect(address, host, port);
+      m = connect(address, host, port, tls);
     }
     Member member = m;
     Runnable open =
@@ -98,8 +105,9 @@ public final class H2MemberConnections {
     }
   }
 
-  private Member connect(String address, String host, int port) {
+  private Member connect(String address, String host, int port, UpstreamTls tls) {
     Member m = new Member(address);
+    SslHandler[] ssl = {null};
     members.put(address, m);
     ChannelFuture f =
         bootstrap
@@ -108,6 +116,10 @@ public final class H2MemberConnections {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (tls != null) {
+                      ssl[0] = tls.handler(ch.alloc(), host, port, true);
+                      ch.pipeline().addLast("tls", ssl[0]);
+                    }
                     ch.pipeline()
                         .addLast(
                             Http2FrameCodecBuilder.forClient()
@@ -121,23 +133,41 @@ public final class H2MemberConnections {
     m.channel = f.channel();
     f.addListener(
         x -> {
-          List<Runnable> w = m.waiting;
-          m.waiting = new ArrayList<>();
-          if (f.isSuccess()) {
-            m.connected = true;
-            // After the codec's channelActive, which sends the connection preface: the connect
-            // promise completes just before it.
-            f.channel().eventLoop().execute(() -> w.forEach(Runnable::run));
+          if (f.isSuccess() && ssl[0] != null) {
+            ssl[0]
+                .handshakeFuture()
+                .addListener(
+                    h -> {
+                      if (!h.isSuccess()) {
+                        f.channel().close();
+                      }
+                      ready(m, h.isSuccess());
+                    });
           } else {
-            members.remove(address, m);
-            m.channel = null;
-            for (Runnable r : w) {
-              r.run(); // each fails: not connected
-            }
+            ready(m, f.isSuccess());
           }
         });
     f.channel().closeFuture().addListener(x -> members.remove(address, m));
     return m;
+  }
+
+  /** The connection is usable (or failed): the streams waiting for it open now (or fail). */
+  private void ready(Member m, boolean ok) {
+    Channel ch = m.channel;
+    List<Runnable> w = m.waiting;
+    m.waiting = new ArrayList<>();
+    if (ok) {
+      m.connected = true;
+      // After the codec's channelActive, which sends the connection preface: the connect
+      // promise completes just before it.
+      ch.eventLoop().execute(() -> w.forEach(Runnable::run));
+    } else {
+      members.remove(m.address, m);
+      m.channel = null;
+      for (Runnable r : w) {
+        r.run(); // each fails: not connected
+      }
+    }
   }
 
   /** Server push is off; a stream the member opens anyway is closed. */

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.upstream;
 
+import dev.replicapool.dataplane.config.UpstreamTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -7,13 +8,13 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.AddressResolverGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The HTTP/1.1 connections of one event loop to every member: kept alive between requests and
@@ -66,17 +67,15 @@ public final class MemberConnections {
   }
 
   /**
-   * Opens a connection; {@code done} gets it once connected, or the failure.
+   * Opens a connection; {@code done} gets it once connected (after the TLS handshake with {@code
+   * tls}), or the failure: nothing was sent either way.
    *
-   * @param pipeline extra handlers before the connection's own (TLS), or null
+   * @param key what the connection is pooled under (see {@link #poll})
+   * @param tls TLS to the member, or null
    */
-  public void connect(
-      String address,
-      String host,
-      int port,
-      Consumer<ChannelInitializerContext> pipeline,
-      ConnectListener done) {
-    H1Upstream handler = new H1Upstream(this, address);
+  public void connect(String key, String host, int port, UpstreamTls tls, ConnectListener done) {
+    H1Upstream handler = new H1Upstream(this, key);
+    SslHandler[] ssl = {null};
     ChannelFuture f =
         bootstrap
             .clone()
@@ -84,8 +83,9 @@ public final class MemberConnections {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    if (pipeline != null) {
-                      pipeline.accept(new ChannelInitializerContext(ch, host, port));
+                    if (tls != null) {
+                      ssl[0] = tls.handler(ch.alloc(), host, port, false);
+                      ch.pipeline().addLast("tls", ssl[0]);
                     }
                     ch.pipeline().addLast("member", handler);
                   }
@@ -93,16 +93,25 @@ public final class MemberConnections {
             .connect(InetSocketAddress.createUnresolved(host, port));
     f.addListener(
         x -> {
-          if (f.isSuccess()) {
+          if (!f.isSuccess()) {
+            done.failed(f.cause());
+          } else if (ssl[0] == null) {
             done.connected(handler);
           } else {
-            done.failed(f.cause());
+            ssl[0]
+                .handshakeFuture()
+                .addListener(
+                    h -> {
+                      if (h.isSuccess()) {
+                        done.connected(handler);
+                      } else {
+                        f.channel().close();
+                        done.failed(h.cause());
+                      }
+                    });
           }
         });
   }
-
-  /** What a pipeline hook sees of a new connection. */
-  public record ChannelInitializerContext(Channel channel, String host, int port) {}
 
   public interface ConnectListener {
     void connected(H1Upstream connection);

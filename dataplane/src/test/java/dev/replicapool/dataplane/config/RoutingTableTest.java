@@ -35,7 +35,7 @@ class RoutingTableTest {
             System::nanoTime,
             new Random(1),
             PoolRouter.Events.NONE);
-    return new PoolRuntime(s, r, List.of(hosts), port, null, RetryPolicy.DEFAULT);
+    return new PoolRuntime(s, r, List.of(hosts), port, null, RetryPolicy.DEFAULT, null);
   }
 
   @Test
