@@ -302,10 +302,36 @@ public final class RequestHead {
     }
     // Anything but a single "chunked": 400 when chunked is among the codings (the length cannot
     // be determined), 501 for codings the proxy does not know.
-    boolean chunkedSomewhere = seenBefore || Ascii.containsLower(bytes, vs, ve, CHUNKED);
+    boolean chunkedSomewhere = seenBefore || hasToken(vs, ve, CHUNKED);
     return chunkedSomewhere
         ? WireError.badRequest("transfer-encoding must be chunked alone")
         : new WireError(501, "transfer-encoding not supported");
+  }
+
+  /**
+   * Whether the comma-separated list in {@code bytes[from, to)} has {@code token}, ignoring case.
+   */
+  private boolean hasToken(int from, int to, byte[] token) {
+    int p = from;
+    while (p <= to) {
+      int comma = p;
+      while (comma < to && bytes[comma] != ',') {
+        comma++;
+      }
+      int s = p;
+      int e = comma;
+      while (s < e && (bytes[s] == ' ' || bytes[s] == '\t')) {
+        s++;
+      }
+      while (e > s && (bytes[e - 1] == ' ' || bytes[e - 1] == '\t')) {
+        e--;
+      }
+      if (Ascii.equalsLower(bytes, s, e, token)) {
+        return true;
+      }
+      p = comma + 1;
+    }
+    return false;
   }
 
   /** host [":" port], host a reg-name, IPv4 or [IPv6] (RFC 9110 7.2, RFC 3986 3.2.2). */
