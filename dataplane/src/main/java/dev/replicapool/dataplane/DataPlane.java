@@ -78,7 +78,8 @@ public final class DataPlane {
                 vi.transport().channelFactory(false),
             vi.nameResolver().nettyAddressResolverGroup(),
             p.upstreamConnectTimeoutMillis(),
-            TimeUnit.SECONDS.toNanos(p.upstreamKeepAliveSeconds()));
+            TimeUnit.SECONDS.toNanos(p.upstreamKeepAliveSeconds()),
+            p.maxConnectionsPerMember());
     // This data plane's pseudonym in Via headers: random, so that no two processes share it.
     String viaName = "replicapool-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
     this.forwarding = new Forwarding(p, store::table, metrics, System::nanoTime, viaName, dialer);
@@ -87,6 +88,7 @@ public final class DataPlane {
     store.addObserver(metrics);
     metrics.clientConnections(
         listeners::openClientConnections, listeners::refusedClientConnections);
+    metrics.tunnels(forwarding.tunnels()::count);
     this.admin =
         new AdminServer(
             vertx, config.adminHost(), config.adminPort(), this::status, metrics, store::ready);

@@ -115,6 +115,13 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
         .register(registry);
   }
 
+  /** Open upgrade tunnels (WebSocket and the like), all pools together. */
+  public void tunnels(IntSupplier open) {
+    Gauge.builder("replicapool.tunnels", open::getAsInt)
+        .description("upgrade tunnels (WebSocket and the like) open now")
+        .register(registry);
+  }
+
   public PrometheusMeterRegistry registry() {
     return registry;
   }

@@ -14,8 +14,8 @@ package dev.replicapool.dataplane.proxy;
  * @param upstreamConnectTimeoutMillis a member that does not accept within this is unreachable
  * @param upstreamIdleTimeoutMillis a member silent this long during a request times out (504)
  * @param upstreamKeepAliveSeconds idle connections to members are closed after this
- * @param maxConnectionsPerMember HTTP/1.1 connections kept per member, by each server instance
- *     (each event loop of each listener has its own client to the members)
+ * @param maxConnectionsPerMember idle HTTP/1.1 connections kept per member by each event loop (each
+ *     event loop has its own connections to the members)
  * @param clientIdleTimeoutSeconds idle client connections are closed after this; on HTTP/1.x also
  *     the longest a kept-alive connection may take, from the end of a response, to complete the
  *     next request's header (an absolute limit: trickling bytes does not extend it)

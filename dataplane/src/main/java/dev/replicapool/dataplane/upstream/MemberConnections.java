@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP/1.1 connections of one event loop to every member: kept alive between requests and
- * reused last-in first-out (the warmest first), closed after the keep-alive time idle. A request
- * and its member connection stay on one event loop, so nothing here is shared between threads.
+ * reused last-in first-out (the warmest first), at most {@code maxIdlePerMember} of them idle per
+ * member, closed after the keep-alive time idle. A request and its member connection stay on one
+ * event loop, so nothing here is shared between threads.
  *
  * <p>Keyed by member address: pools that share a member share its connections.
  */
@@ -29,7 +30,8 @@ public final class MemberConnections {
       ChannelFactory<? extends Channel> channels,
       AddressResolverGroup<InetSocketAddress> resolver,
       int connectTimeoutMillis,
-      long keepAliveNanos) {}
+      long keepAliveNanos,
+      int maxIdlePerMember) {}
 
   private final EventLoop loop;
   private final Dialer dialer;
@@ -120,9 +122,14 @@ public final class MemberConnections {
   }
 
   void giveBack(H1Upstream c) {
+    ArrayDeque<H1Upstream> q = idle.computeIfAbsent(c.key, k -> new ArrayDeque<>());
+    if (q.size() >= dialer.maxIdlePerMember()) {
+      c.channel().close(); // enough kept for this member on this loop
+      return;
+    }
     c.pooled = true;
     c.idleSinceNanos = System.nanoTime();
-    idle.computeIfAbsent(c.key, k -> new ArrayDeque<>()).addFirst(c);
+    q.addFirst(c);
     if (!sweeping) {
       sweeping = true;
       loop.schedule(this::sweep, 1, TimeUnit.SECONDS);
