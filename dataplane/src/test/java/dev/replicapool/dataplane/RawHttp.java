@@ -32,6 +32,10 @@ final class RawHttp implements AutoCloseable {
     this.out = socket.getOutputStream();
   }
 
+  Socket socket() {
+    return socket;
+  }
+
   static RawHttp connect(int port) throws IOException {
     return new RawHttp(new Socket("127.0.0.1", port));
   }
