@@ -31,9 +31,13 @@ nginx_start 1 "" 3
 declare -A PORT=([dataplane]=$DP_PORT [haproxy]=$HAPROXY_PORT [nginx]=$NGINX_PORT [direct]=$((BACKEND_BASE + 1)))
 declare -A PID=([dataplane]=$DP_PID [haproxy]=$HAPROXY_PID [nginx]=$NGINX_PID [direct]=$STATIC_PID)
 TARGETS=(dataplane haproxy nginx direct)
-start=$(date +%s.%N)
-wrk -t1 -c"$CONNS" -d"${WARMUP}s" -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" > "$OUT/warmup.txt"
-log "data plane warm-up ${WARMUP}s: $(awk '/Requests\/sec/{print $2}' "$OUT/warmup.txt") req/s"
+# The JIT ramp: req/s in each of the first seconds under load after start (the warm-up).
+ramp=""
+for s in $(seq 1 "$WARMUP"); do
+  ramp="$ramp $(wrk -t1 -c"$CONNS" -d1s -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" | awk '/Requests\/sec/{printf "%d", $2}')"
+done
+echo "$ramp" > "$OUT/ramp.txt"
+log "data plane ramp, req/s per second from start:$ramp"
 for x in haproxy nginx direct; do wrk -t1 -c"$CONNS" -d3s -H "Host: $HOSTHDR" "http://127.0.0.1:${PORT[$x]}/track/1" >/dev/null; done
 for r in $(seq 1 "$ROUNDS"); do
   for i in 0 1 2 3; do
@@ -44,9 +48,15 @@ done
 python3 - "$RES" <<'PY' | tee -a "$OUT/log.txt"
 import sys, csv, statistics as st
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
-med = lambda x, k: st.median(float(r[k]) for r in rows if r['target'] == x)
+def ms(v):
+    for unit, f in (('us', 0.001), ('ms', 1.0), ('s', 1000.0)):
+        if v.endswith(unit):
+            return float(v[:-len(unit)]) * f
+    return float(v)
+med = lambda x, k, f=float: st.median(f(r[k]) for r in rows if r['target'] == x)
 h = med('haproxy', 'req_s')
+print("target       req/s  / HAProxy  CPU us/req  p50 ms  p99 ms  RSS MiB   (medians of the rounds)")
 for x in ['dataplane', 'haproxy', 'nginx', 'direct']:
-    print(f"{x:10s} {med(x,'req_s'):>9,.0f} req/s  {med(x,'req_s')/h:4.2f}x HAProxy  "
-          f"cpu {med(x,'cpu_us_per_req'):5.1f} us/req  p50 {med(x,'p50_ms') if False else ''}")
+    print(f"{x:10s} {med(x,'req_s'):>8,.0f}  {med(x,'req_s')/h:8.2f}x  {med(x,'cpu_us_per_req'):10.1f}"
+          f"  {med(x,'p50_ms',ms):6.2f}  {med(x,'p99_ms',ms):6.2f}  {med(x,'rss_mib'):7.0f}")
 PY

@@ -152,6 +152,40 @@ class GrpcIT extends DataPlaneTestBase {
   }
 
   @Test
+  void aMemberStoppingUnderLoadCostsNoRpc() throws Exception {
+    GrpcEcho a = server("a");
+    GrpcEcho b = server("b");
+    GrpcEcho c = server("c");
+    startDataPlane();
+    pool(a, b, c);
+    int calls = 3000;
+    int failed = 0;
+    Map<String, Integer> counts = new HashMap<>();
+    for (int i = 0; i < calls; i++) {
+      if (i == calls / 3) {
+        b.server.shutdown(); // GOAWAY, then its port closes: as a Pod that was sent SIGTERM
+      }
+      try {
+        String answer = GrpcEcho.unary(channel, "x" + i);
+        counts.merge(answer.substring(0, answer.indexOf(':')), 1, Integer::sum);
+      } catch (StatusRuntimeException e) {
+        failed++;
+      }
+    }
+    System.out.println(
+        "FIGURE grpc member stopped after "
+            + calls / 3
+            + " of "
+            + calls
+            + " sequential unary RPCs: "
+            + failed
+            + " failed, answers "
+            + counts);
+    assertThat(failed).isZero();
+    assertThat(counts.get("b")).isLessThanOrEqualTo(calls / 3 / 3 + 50);
+  }
+
+  @Test
   void aDeadlineShorterThanTheMemberIsHonouredAtTheProxy() throws Exception {
     GrpcEcho a = server("a");
     startDataPlane();

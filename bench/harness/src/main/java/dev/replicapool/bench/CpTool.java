@@ -71,7 +71,11 @@ public final class CpTool {
                       List.of(req.getParam("hosts", "bench.local").split(",")),
                       null,
                       null,
-                      ms);
+                      ms,
+                      req.getParam("appProtocol"),
+                      null,
+                      null,
+                      null);
               if (!cp.publish(s)) {
                 req.response().setStatusCode(409).end("refused\n");
                 return;
