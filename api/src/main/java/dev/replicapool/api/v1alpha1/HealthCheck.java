@@ -14,6 +14,12 @@ import io.fabric8.generator.annotation.ValidationRule;
     value = "self.timeoutMillis < self.intervalMillis",
     message = "timeoutMillis must be below intervalMillis, or probes of one member would overlap",
     fieldPath = ".timeoutMillis")
+@ValidationRule(
+    value = "!has(self.startupGraceMillis) || self.startupGraceMillis >= self.intervalMillis",
+    message =
+        "startupGraceMillis must be at least intervalMillis, or a new member would be judged"
+            + " before its first probe",
+    fieldPath = ".startupGraceMillis")
 public class HealthCheck {
   @JsonPropertyDescription(
       "Probe members actively. When false, only passive signals (lease, data-plane outlier"
@@ -47,9 +53,17 @@ public class HealthCheck {
   public Integer unhealthyThreshold = 3;
 
   @JsonPropertyDescription(
-      "Consecutive passing probes that bring an Unhealthy member back (through Degraded).")
+      "Consecutive passing probes that make a new (Pending) member Healthy, and that bring an"
+          + " Unhealthy member back (through Degraded).")
   @Default("1")
   @Min(1)
   @Max(100)
   public Integer healthyThreshold = 1;
+
+  @JsonPropertyDescription(
+      "Milliseconds a new member may stay Pending (not routable, no Warning Events) before it is"
+          + " Unhealthy for never having passed its health check; unset: 10 x intervalMillis.")
+  @Min(50)
+  @Max(3_600_000)
+  public Integer startupGraceMillis;
 }

@@ -1,6 +1,7 @@
 package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.registration.LeaseConventions;
+import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
 import dev.replicapool.api.wire.TlsMaterial;
@@ -185,7 +186,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     PoolState.SyncResult sync;
     synchronized (state) {
       state.setTls(tls);
-      sync = state.sync(pool.getSpec(), found.members());
+      sync = state.sync(pool.getSpec(), found.members(), routableInStatus(pool));
     }
     for (Member m : sync.removed()) {
       prober.untrack(key, m.address());
@@ -210,7 +211,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       Transition t = mt.transition();
       metrics.transition(key, t);
       String message = mt.address() + " " + t.from() + " -> " + t.to() + ": " + t.reason();
-      if (t.to() == dev.replicapool.api.v1alpha1.MemberState.Healthy) {
+      if (t.to() == MemberState.Healthy) {
         events.normal(pool, "MemberHealthy", message);
       } else {
         events.warning(pool, "Member" + t.to(), message);
@@ -288,6 +289,18 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     if (!gist.equals(lastRejection.put(key, gist))) {
       events.warning(pool, "DataPlaneRejected", message);
     }
+  }
+
+  /** Addresses the pool's last written status shows routable (Healthy or Degraded). */
+  private static Set<String> routableInStatus(ReplicaPool pool) {
+    if (pool.getStatus() == null || pool.getStatus().endpoints == null) {
+      return Set.of();
+    }
+    return pool.getStatus().endpoints.stream()
+        .filter(e -> e.address != null && e.weight != null && e.weight > 0)
+        .filter(e -> e.state == MemberState.Healthy || e.state == MemberState.Degraded)
+        .map(e -> e.address)
+        .collect(Collectors.toSet());
   }
 
   /** The earliest Lease expiry (so that it is acted on at once), else the status refresh. */

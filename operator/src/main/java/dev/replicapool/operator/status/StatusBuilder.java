@@ -119,19 +119,21 @@ public final class StatusBuilder {
 
   private static Condition ready(
       Observation o, int registered, int routable, long generation, String now) {
+    long pending = o.rows().stream().filter(r -> r.health().state() == MemberState.Pending).count();
+    String waiting = pending == 0 ? "" : " (" + pending + " pending their first probes)";
     if (routable > 0) {
       return Conditions.of(
           Conditions.READY,
           true,
           "EndpointsRoutable",
-          routable + " of " + registered + " members routable",
+          routable + " of " + registered + " members routable" + waiting,
           generation,
           now);
     }
     String message =
         registered == 0
             ? (o.noMembersReason() == null ? "no members" : o.noMembersReason())
-            : "none of " + registered + " members is routable";
+            : "none of " + registered + " members is routable" + waiting;
     return Conditions.of(
         Conditions.READY,
         false,
@@ -142,8 +144,12 @@ public final class StatusBuilder {
   }
 
   private static Condition degraded(Observation o, long generation, String now) {
+    // Pending members are starting, not sick: the Ready condition counts them.
     List<Row> sick =
-        o.rows().stream().filter(r -> r.health().state() != MemberState.Healthy).toList();
+        o.rows().stream()
+            .filter(r -> r.health().state() != MemberState.Healthy)
+            .filter(r -> r.health().state() != MemberState.Pending)
+            .toList();
     if (sick.isEmpty()) {
       return Conditions.of(
           Conditions.DEGRADED,
