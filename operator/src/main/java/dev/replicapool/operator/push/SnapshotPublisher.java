@@ -77,7 +77,11 @@ public final class SnapshotPublisher {
         spec.route == null || spec.route.hosts == null ? List.of() : List.copyOf(spec.route.hosts),
         spec.route == null ? null : spec.route.port,
         tls,
-        List.copyOf(members));
+        List.copyOf(members),
+        null,
+        null,
+        routing == null ? null : routing.slowStart,
+        routing == null ? null : routing.panicThresholdPercent);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
