@@ -79,6 +79,7 @@ class ScenarioStartTogetherIT {
         .untilAsserted(
             () -> {
               ReplicaPool p = h.pool("together").get();
+              assertThat(p.getStatus()).as("status written").isNotNull();
               assertThat(p.getStatus().routable).isEqualTo(3);
               assertThat(p.getStatus().endpoints)
                   .allSatisfy(

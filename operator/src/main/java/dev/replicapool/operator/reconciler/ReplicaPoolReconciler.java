@@ -14,6 +14,7 @@ import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.ProbeResult;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.push.SnapshotPublisher;
+import dev.replicapool.operator.status.Conditions;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder;
 import dev.replicapool.operator.status.StatusDiff;
@@ -75,6 +76,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final Map<String, PoolState> pools = new ConcurrentHashMap<>();
   private final Map<String, Long> lastStatusWrite = new ConcurrentHashMap<>();
   private final Map<String, String> lastRejection = new ConcurrentHashMap<>();
+  private final Map<String, String> panicking = new ConcurrentHashMap<>();
 
   private KubernetesClient client;
   private InformerEventSource<Pod, ReplicaPool> podSource;
@@ -245,6 +247,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
                 dataPlanes,
                 version,
                 clock.instant()));
+    reportPanic(pool, key, status);
     metrics.members(
         key,
         state.members().stream()
@@ -288,6 +291,27 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     String gist = message.replaceAll("version \\d+", "version");
     if (!gist.equals(lastRejection.put(key, gist))) {
       events.warning(pool, "DataPlaneRejected", message);
+    }
+  }
+
+  /**
+   * One Event when the pool enters panic routing (too few members routable: the data planes route
+   * to all) and one when it leaves it, not one per reconcile.
+   */
+  private void reportPanic(ReplicaPool pool, String key, ReplicaPoolStatus status) {
+    var degraded = Conditions.find(status.conditions, Conditions.DEGRADED);
+    boolean panic = degraded != null && "Panic".equals(degraded.getReason());
+    if (panic && panicking.putIfAbsent(key, degraded.getMessage()) == null) {
+      events.poolWide(pool, true, "PanicRouting", degraded.getMessage());
+    } else if (!panic && panicking.remove(key) != null) {
+      events.poolWide(
+          pool,
+          false,
+          "PanicRoutingEnded",
+          status.routable
+              + " of "
+              + status.registered
+              + " members routable: routing to routable members only again");
     }
   }
 
@@ -413,6 +437,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     publisher.remove(key);
     lastStatusWrite.remove(key);
     lastRejection.remove(key);
+    panicking.remove(key);
     metrics.forget(key);
   }
 
