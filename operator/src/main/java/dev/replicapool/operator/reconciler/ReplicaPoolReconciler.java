@@ -1,6 +1,7 @@
 package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.registration.LeaseConventions;
+import dev.replicapool.api.v1alpha1.MemberSource;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
@@ -14,6 +15,7 @@ import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.ProbeResult;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.push.SnapshotPublisher;
+import dev.replicapool.operator.readiness.RoutableGate;
 import dev.replicapool.operator.status.Conditions;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder;
@@ -79,6 +81,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final Map<String, String> panicking = new ConcurrentHashMap<>();
 
   private KubernetesClient client;
+  private RoutableGate routableGate;
   private InformerEventSource<Pod, ReplicaPool> podSource;
   private LeaseEventSource leaseSource;
   private InformerEventSource<Secret, ReplicaPool> secretSource;
@@ -107,6 +110,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   public List<EventSource<?, ReplicaPool>> prepareEventSources(
       EventSourceContext<ReplicaPool> context) {
     client = context.getClient();
+    routableGate = new RoutableGate(client);
     podSource =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ReplicaPool.class)
@@ -220,6 +224,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       }
     }
     long version = publisher.publish(key, pool.getSpec(), state.memberSnapshots(), state.tls());
+    syncReadinessGates(pool, pods);
 
     String noMembers = null;
     if (found.members().isEmpty() && pool.getSpec().selector != null && found.selectedPods() == 0) {
@@ -292,6 +297,36 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     if (!gist.equals(lastRejection.put(key, gist))) {
       events.warning(pool, "DataPlaneRejected", message);
     }
+  }
+
+  /**
+   * Sets the routable readiness gate of the pool's Pods that declare it; see {@link RoutableGate}.
+   */
+  private void syncReadinessGates(ReplicaPool pool, List<Pod> pods) {
+    for (Pod pod : pods) {
+      if (RoutableGate.declares(pod)
+          && LabelSelectors.matches(pool.getSpec().selector, pod.getMetadata().getLabels())) {
+        routableGate.sync(pod, this::anyPoolRoutesTo);
+      }
+    }
+  }
+
+  /** Whether any pool in the Pod's namespace routes to it now (a Pod may be in several pools). */
+  private boolean anyPoolRoutesTo(Pod pod) {
+    String prefix = pod.getMetadata().getNamespace() + "/";
+    String name = pod.getMetadata().getName();
+    for (var e : pools.entrySet()) {
+      if (e.getKey().startsWith(prefix)
+          && e.getValue().members().stream()
+              .anyMatch(
+                  t ->
+                      t.member().source() == MemberSource.Pod
+                          && name.equals(t.member().name())
+                          && t.health().snapshot().routable())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
