@@ -42,6 +42,10 @@ import org.slf4j.LoggerFactory;
  *       its connection or abandons its connect (a TCP connect gives up after 10 s).
  *   <li>Connections are kept alive (one per member), so a probe costs one request, not a TCP
  *       handshake: 10,000 members at 1 s are 10,000 requests/s, not 10,000 connects/s.
+ *   <li>A kept-alive connection the member closes unexpectedly (the kernel closes the sockets of a
+ *       process that died) triggers a probe at once, so a crash is seen in milliseconds, not at the
+ *       next interval; see {@link PeerCloseWatch}. A silent death (freeze, partition) still takes
+ *       interval + timeout.
  * </ul>
  *
  * <p>Scheduling is either a {@link Scheduling#WHEEL hashed timing wheel} driven by one Vert.x
@@ -131,6 +135,7 @@ public final class Prober implements AutoCloseable {
   private volatile boolean closed;
   private boolean warm;
   private final List<Target> waitingForWarmUp = new ArrayList<>();
+  private final PeerCloseWatch peerCloses = new PeerCloseWatch();
 
   // Written on the event loop only; volatile for readers of stats().
   private volatile int inFlight;
@@ -387,6 +392,7 @@ public final class Prober implements AutoCloseable {
 
   private void stop(Target t) {
     t.active = false;
+    t.closes.expectClose();
     if (t.due != null) {
       t.due.cancel();
       t.due = null;
@@ -463,6 +469,7 @@ public final class Prober implements AutoCloseable {
                 return;
               }
               p.request = req;
+              peerCloses.watch(t.closes, req.connection(), () -> onPeerClosed(t));
               req.exceptionHandler(IGNORE); // the send future reports failures
               req.send()
                   .onComplete(
@@ -475,6 +482,7 @@ public final class Prober implements AutoCloseable {
                         HttpClientResponse resp = r.result();
                         int code = resp.statusCode();
                         t.connected = true;
+                        t.closes.answered(resp, nowMillis());
                         resp.handler(DISCARD);
                         resp.end()
                             .onComplete(
@@ -495,6 +503,7 @@ public final class Prober implements AutoCloseable {
     }
     timedOut++;
     report(p, false, -1, "timeout after " + p.target.timeout + "ms");
+    p.target.closes.expectClose(); // the reset below closes the connection
     if (p.request != null) {
       p.request.reset();
     }
@@ -529,10 +538,34 @@ public final class Prober implements AutoCloseable {
         t.connected = false; // no response: connection refused, reset or closed
       }
     }
+    if (p.onPeerClose) {
+      t.closes.earlyProbeResult(ok, t.key);
+    }
     try {
       listener.onResult(new ProbeResult(t.key, ok, latency, statusCode, error, Instant.now()));
     } catch (RuntimeException e) {
       LOG.warn("probe listener failed on {}", t.key, e);
+    }
+  }
+
+  /** The member closed the probe connection: probe now unless the close was expected. */
+  private void onPeerClosed(Target t) {
+    t.connected = false;
+    if (!t.active || closed || t.current != null) {
+      return; // a probe in flight reports the close itself
+    }
+    if (t.closes.worthAProbe(nowMillis(), KEEP_ALIVE_SECONDS * 1000L)) {
+      // Next turn of the event loop: the client's pool must evict the closed connection first,
+      // or the probe would be sent on it and fail though the member is fine.
+      context.runOnContext(
+          v -> {
+            if (t.current == null) {
+              fire(t);
+              if (t.current != null) {
+                t.current.onPeerClose = true;
+              }
+            }
+          });
     }
   }
 
@@ -567,6 +600,7 @@ public final class Prober implements AutoCloseable {
 
     boolean active = true;
     boolean connected;
+    final PeerCloseWatch.Member closes = new PeerCloseWatch.Member();
     Probe current;
     long nextDue;
     TimingWheel.Timeout due;
@@ -613,6 +647,7 @@ public final class Prober implements AutoCloseable {
     boolean reported;
     boolean released;
     boolean connecting;
+    boolean onPeerClose;
 
     Probe(Target target) {
       this.target = target;
