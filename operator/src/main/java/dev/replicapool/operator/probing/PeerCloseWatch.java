@@ -4,10 +4,12 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpVersion;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,10 +31,31 @@ final class PeerCloseWatch {
 
   static final int FALSE_ALARMS_BEFORE_BY_DESIGN = 3;
 
+  /**
+   * Members probed at once when one connection closes. Members of several pools share a connection
+   * when they share an address; probing them all at once over the one new connection would queue
+   * them into their timeouts, and the first few tell as much about the process behind it.
+   */
+  static final int MAX_TOLD_PER_CLOSE = 4;
+
   /** A connection may carry the probes of several pools' members with the same address. */
   private final Map<HttpConnection, List<Watcher>> watchers = new IdentityHashMap<>();
 
+  /** Connections about to be closed by this side or announced to close: a close means nothing. */
+  private final Set<HttpConnection> expected = Collections.newSetFromMap(new IdentityHashMap<>());
+
   private record Watcher(Member member, Runnable onClose) {}
+
+  /**
+   * The prober is about to close {@code connection} itself (a reset), or the member announced it
+   * will: every member probed over it ignores the close. A connection is shared by the members of
+   * several pools with the same address, so this is per connection, not per member.
+   */
+  void expectClose(HttpConnection connection) {
+    if (connection != null && watchers.containsKey(connection)) {
+      expected.add(connection);
+    }
+  }
 
   /** Calls {@code onClose} once when {@code connection} closes, unless the member moved on. */
   void watch(Member member, HttpConnection connection, Runnable onClose) {
@@ -51,13 +74,17 @@ final class PeerCloseWatch {
 
   private void closed(HttpConnection connection) {
     List<Watcher> list = watchers.remove(connection);
+    boolean wasExpected = expected.remove(connection);
     if (list == null) {
       return;
     }
+    int told = 0;
     for (Watcher w : list) {
       if (w.member().watched == connection) {
         w.member().watched = null;
-        w.onClose().run();
+        if (!wasExpected && told++ < MAX_TOLD_PER_CLOSE) {
+          w.onClose().run();
+        }
       }
     }
   }
@@ -65,27 +92,18 @@ final class PeerCloseWatch {
   /** What the watch knows of one probed member. */
   static final class Member {
     private HttpConnection watched;
-    private boolean closeExpected;
     private long lastAnswerMillis;
     private int falseAlarms;
     private boolean closesByDesign;
 
-    /** A response arrived; it may announce that the member closes the connection after it. */
-    void answered(HttpClientResponse response, long nowMillis) {
+    /** A response arrived. */
+    void answered(long nowMillis) {
       lastAnswerMillis = nowMillis;
-      closeExpected = closesAfter(response);
     }
 
-    /** The prober is about to close the connection itself (reset, stop). */
-    void expectClose() {
-      closeExpected = true;
-    }
-
-    /** Whether the close that just happened deserves a probe now. */
+    /** Whether an unannounced close that just happened deserves a probe now. */
     boolean worthAProbe(long nowMillis, long idleTimeoutMillis) {
-      boolean expected = closeExpected;
-      closeExpected = false;
-      if (expected || closesByDesign) {
+      if (closesByDesign) {
         return false;
       }
       // The client's own idle timeout, give or take its timer's resolution.
@@ -108,6 +126,14 @@ final class PeerCloseWatch {
 
     boolean closesByDesign() {
       return closesByDesign;
+    }
+  }
+
+  /** A response arrived on {@code connection}; it may announce that the member closes it. */
+  void answered(Member member, HttpConnection connection, HttpClientResponse response, long now) {
+    member.answered(now);
+    if (closesAfter(response)) {
+      expectClose(connection);
     }
   }
 

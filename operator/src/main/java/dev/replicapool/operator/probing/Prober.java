@@ -392,7 +392,6 @@ public final class Prober implements AutoCloseable {
 
   private void stop(Target t) {
     t.active = false;
-    t.closes.expectClose();
     if (t.due != null) {
       t.due.cancel();
       t.due = null;
@@ -403,6 +402,7 @@ public final class Prober implements AutoCloseable {
     }
     Probe p = t.current;
     if (p != null && p.request != null) {
+      peerCloses.expectClose(p.request.connection());
       p.request.reset();
     }
   }
@@ -482,7 +482,7 @@ public final class Prober implements AutoCloseable {
                         HttpClientResponse resp = r.result();
                         int code = resp.statusCode();
                         t.connected = true;
-                        t.closes.answered(resp, nowMillis());
+                        peerCloses.answered(t.closes, req.connection(), resp, nowMillis());
                         resp.handler(DISCARD);
                         resp.end()
                             .onComplete(
@@ -503,8 +503,8 @@ public final class Prober implements AutoCloseable {
     }
     timedOut++;
     report(p, false, -1, "timeout after " + p.target.timeout + "ms");
-    p.target.closes.expectClose(); // the reset below closes the connection
     if (p.request != null) {
+      peerCloses.expectClose(p.request.connection()); // the reset below closes it
       p.request.reset();
     }
     // Without a request the connect is still pending; its own timeout (the same) releases it.

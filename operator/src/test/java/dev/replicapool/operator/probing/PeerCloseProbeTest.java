@@ -57,16 +57,20 @@ class PeerCloseProbeTest {
   void aMemberThatDiesIsProbedAtOnceNotAtTheNextInterval() throws Exception {
     int port = serve(r -> r.response().end("ok"));
     prober.track(KEY, "127.0.0.1", port, "/ok", 2_000, 500);
-    await().atMost(Duration.ofSeconds(5)).until(() -> results.size() == 1);
-    assertThat(results.get(0).success()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> results.size() >= 1);
+    int answered = results.size();
+    assertThat(results).allSatisfy(r -> assertThat(r.success()).isTrue());
 
     // Closing the server closes its connections and stops listening, as a dying process does.
     long closed = System.nanoTime();
     server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    await().atMost(Duration.ofSeconds(5)).until(() -> results.size() == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> results.size() > answered);
     long millis = (System.nanoTime() - closed) / 1_000_000;
 
-    assertThat(results.get(1).success()).isFalse();
+    assertThat(results.get(answered).success()).isFalse();
     assertThat(millis).as("the next probe was due up to 2 s later").isLessThan(500);
   }
 
