@@ -16,8 +16,8 @@ import dev.replicapool.operator.probing.ProbeResult;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.push.SnapshotPublisher;
 import dev.replicapool.operator.readiness.RoutableGate;
-import dev.replicapool.operator.status.Conditions;
 import dev.replicapool.operator.status.EventRecorder;
+import dev.replicapool.operator.status.PanicEvents;
 import dev.replicapool.operator.status.StatusBuilder;
 import dev.replicapool.operator.status.StatusDiff;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -78,7 +78,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final Map<String, PoolState> pools = new ConcurrentHashMap<>();
   private final Map<String, Long> lastStatusWrite = new ConcurrentHashMap<>();
   private final Map<String, String> lastRejection = new ConcurrentHashMap<>();
-  private final Map<String, String> panicking = new ConcurrentHashMap<>();
+  private final PanicEvents panicEvents;
 
   private KubernetesClient client;
   private RoutableGate routableGate;
@@ -101,6 +101,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     this.syncState = syncState;
     this.events = events;
     this.metrics = metrics;
+    this.panicEvents = new PanicEvents(events);
     this.leaseTracker = new LeaseTracker(clock::millis);
     this.discovery = new MemberDiscovery(leaseTracker);
     prober.setListener(this::onProbeResult);
@@ -224,7 +225,11 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       }
     }
     long version = publisher.publish(key, pool.getSpec(), state.memberSnapshots(), state.tls());
-    syncReadinessGates(pool, pods);
+    for (Pod pod : pods) {
+      if (LabelSelectors.matches(pool.getSpec().selector, pod.getMetadata().getLabels())) {
+        routableGate.sync(pod, this::anyPoolRoutesTo); // only Pods that declare the gate
+      }
+    }
 
     String noMembers = null;
     if (found.members().isEmpty() && pool.getSpec().selector != null && found.selectedPods() == 0) {
@@ -252,7 +257,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
                 dataPlanes,
                 version,
                 clock.instant()));
-    reportPanic(pool, key, status);
+    panicEvents.observe(pool, key, status);
     metrics.members(
         key,
         state.members().stream()
@@ -299,18 +304,6 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     }
   }
 
-  /**
-   * Sets the routable readiness gate of the pool's Pods that declare it; see {@link RoutableGate}.
-   */
-  private void syncReadinessGates(ReplicaPool pool, List<Pod> pods) {
-    for (Pod pod : pods) {
-      if (RoutableGate.declares(pod)
-          && LabelSelectors.matches(pool.getSpec().selector, pod.getMetadata().getLabels())) {
-        routableGate.sync(pod, this::anyPoolRoutesTo);
-      }
-    }
-  }
-
   /** Whether any pool in the Pod's namespace routes to it now (a Pod may be in several pools). */
   private boolean anyPoolRoutesTo(Pod pod) {
     String prefix = pod.getMetadata().getNamespace() + "/";
@@ -327,27 +320,6 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       }
     }
     return false;
-  }
-
-  /**
-   * One Event when the pool enters panic routing (too few members routable: the data planes route
-   * to all) and one when it leaves it, not one per reconcile.
-   */
-  private void reportPanic(ReplicaPool pool, String key, ReplicaPoolStatus status) {
-    var degraded = Conditions.find(status.conditions, Conditions.DEGRADED);
-    boolean panic = degraded != null && "Panic".equals(degraded.getReason());
-    if (panic && panicking.putIfAbsent(key, degraded.getMessage()) == null) {
-      events.poolWide(pool, true, "PanicRouting", degraded.getMessage());
-    } else if (!panic && panicking.remove(key) != null) {
-      events.poolWide(
-          pool,
-          false,
-          "PanicRoutingEnded",
-          status.routable
-              + " of "
-              + status.registered
-              + " members routable: routing to routable members only again");
-    }
   }
 
   /** Addresses the pool's last written status shows routable (Healthy or Degraded). */
@@ -472,7 +444,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     publisher.remove(key);
     lastStatusWrite.remove(key);
     lastRejection.remove(key);
-    panicking.remove(key);
+    panicEvents.forget(key);
     metrics.forget(key);
   }
 
