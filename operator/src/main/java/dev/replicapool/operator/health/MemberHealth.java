@@ -119,7 +119,11 @@ public final class MemberHealth {
     MemberHealth m = new MemberHealth(policy, clock);
     if (policy.activeChecks()) {
       m.state = MemberState.Pending;
-      m.reason = "waiting for " + passes(policy.healthyThreshold()) + " before routing";
+      int n = policy.healthyThreshold();
+      m.reason =
+          n == 1
+              ? "waiting for its first passing probe"
+              : "waiting for " + n + " passing probes in a row";
       m.everRoutable = false;
     }
     return m;

@@ -67,7 +67,9 @@ class MemberHealthTest {
       assertThat(m.state()).isEqualTo(MemberState.Pending);
       assertThat(m.weight()).isZero();
       assertThat(m.snapshot().routable()).isFalse();
-      assertThat(m.reason()).isEqualTo("waiting for 1 probe passed before routing");
+      assertThat(m.reason()).isEqualTo("waiting for its first passing probe");
+      assertThat(joining(seedRoundRobin().withThresholds(1, 3)).reason())
+          .isEqualTo("waiting for 3 passing probes in a row");
     }
 
     @Test
