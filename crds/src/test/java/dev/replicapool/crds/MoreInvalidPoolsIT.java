@@ -237,6 +237,32 @@ class MoreInvalidPoolsIT {
             ok + "\n  appProtocol: https\n  upstreamTls: {clientCertificateSecretName: Bad_Name}",
             "spec.upstreamTls.clientCertificateSecretName",
             "should match"),
+        Arguments.of(
+            "startup grace shorter than the interval",
+            ok
+                + "\n  healthCheck: {intervalMillis: 1000, timeoutMillis: 500, startupGraceMillis: 500}",
+            "spec.healthCheck.startupGraceMillis",
+            "startupGraceMillis must be at least intervalMillis"),
+        Arguments.of(
+            "slow start without a window",
+            ok + "\n  routing: {slowStart: {aggression: 2.0}}",
+            "spec.routing.slowStart.windowMillis",
+            "Required value"),
+        Arguments.of(
+            "slow start aggression zero",
+            ok + "\n  routing: {slowStart: {windowMillis: 1000, aggression: 0}}",
+            "spec.routing.slowStart.aggression",
+            "aggression must be at least 0.1"),
+        Arguments.of(
+            "slow start floor above 100 %",
+            ok + "\n  routing: {slowStart: {windowMillis: 1000, minWeightPercent: 101}}",
+            "spec.routing.slowStart.minWeightPercent",
+            "less than or equal to 100"),
+        Arguments.of(
+            "panic threshold above 100 %",
+            ok + "\n  routing: {panicThresholdPercent: 150}",
+            "spec.routing.panicThresholdPercent",
+            "less than or equal to 100"),
         Arguments.of("unknown field", ok + "\n  replicas: 3", "spec.replicas", "unknown field"));
   }
 

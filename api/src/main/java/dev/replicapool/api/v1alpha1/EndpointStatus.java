@@ -16,7 +16,7 @@ public class EndpointStatus {
   @JsonPropertyDescription("Pod or Lease name, when the member has one.")
   public String name;
 
-  @JsonPropertyDescription("Healthy, Degraded, Unhealthy or Draining.")
+  @JsonPropertyDescription("Pending, Healthy, Degraded, Unhealthy or Draining.")
   public MemberState state;
 
   @JsonPropertyDescription("Share of traffic relative to a healthy member: 0 to 1.")

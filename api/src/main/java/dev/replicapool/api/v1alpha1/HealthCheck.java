@@ -34,6 +34,12 @@ import java.util.List;
     message = "host is sent by HTTP and GRPC checks only; a TCP check sends nothing",
     fieldPath = ".host",
     reason = "FieldValueForbidden")
+@ValidationRule(
+    value = "!has(self.startupGraceMillis) || self.startupGraceMillis >= self.intervalMillis",
+    message =
+        "startupGraceMillis must be at least intervalMillis, or a new member would be judged"
+            + " before its first probe",
+    fieldPath = ".startupGraceMillis")
 public class HealthCheck {
   public static final String STATUS_RANGE = "^[1-5][0-9][0-9](-[1-5][0-9][0-9])?$";
 
@@ -76,7 +82,8 @@ public class HealthCheck {
   public Integer unhealthyThreshold = 3;
 
   @JsonPropertyDescription(
-      "Consecutive passing probes that bring an Unhealthy member back (through Degraded).")
+      "Consecutive passing probes that make a new (Pending) member Healthy, and that bring an"
+          + " Unhealthy member back (through Degraded).")
   @Default("1")
   @Min(1)
   @Max(100)
@@ -110,4 +117,11 @@ public class HealthCheck {
       value = "self.all(r, size(r) == 3 || r.substring(0, 3) <= r.substring(4))",
       message = "a status range must not end below its start")
   public List<@Pattern(STATUS_RANGE) @Size(max = 7) String> expectedStatuses;
+
+  @JsonPropertyDescription(
+      "Milliseconds a new member may stay Pending (not routable, no Warning Events) before it is"
+          + " Unhealthy for never having passed its health check; unset: 10 x intervalMillis.")
+  @Min(50)
+  @Max(3_600_000)
+  public Integer startupGraceMillis;
 }

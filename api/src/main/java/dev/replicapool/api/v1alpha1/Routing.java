@@ -3,6 +3,8 @@ package dev.replicapool.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
 
 /** How the data plane picks a member for each request. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -24,4 +26,17 @@ public class Routing {
   @JsonPropertyDescription("Retries on the data plane.")
   @Default("{}")
   public Retry retry = new Retry();
+
+  @JsonPropertyDescription(
+      "Ramp up the weight of members that join a pool which already has routable members"
+          + " (scale-up, rollout, a new Lease or static endpoint), for both policies; unset: off.")
+  public SlowStart slowStart;
+
+  @JsonPropertyDescription(
+      "When fewer than this percentage of the registered members are routable, the data plane"
+          + " routes to all registered members (not draining) instead of answering 503; 0: off.")
+  @Default("0")
+  @Min(0)
+  @Max(100)
+  public Integer panicThresholdPercent = 0;
 }

@@ -46,8 +46,9 @@ import java.util.function.Supplier;
  *   <li>{@code replicapool_retries_total{pool,reason}}, {@code
  *       replicapool_ejections_total{pool,member}}, {@code replicapool_ejected_members{pool}};
  *   <li>{@code replicapool_member_inflight{pool,member}}, {@code
- *       replicapool_snapshot_version{pool}}, {@code replicapool_routable_members{pool}} (read from
- *       the table at scrape time, see {@link TableGauges});
+ *       replicapool_snapshot_version{pool}}, {@code replicapool_routable_members{pool}}, {@code
+ *       replicapool_panic{pool}} (1 while the pool routes to all its members, its panic threshold
+ *       crossed) (read from the table at scrape time, see {@link TableGauges});
  *   <li>{@code replicapool_control_plane_connected}, {@code replicapool_client_connections}, {@code
  *       replicapool_client_connections_refused_total}.
  * </ul>
@@ -301,6 +302,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     private static final String ROUTABLE = "replicapool_routable_members";
     private static final String EJECTED = "replicapool_ejected_members";
     private static final String INFLIGHT = "replicapool_member_inflight";
+    private static final String PANIC = "replicapool_panic";
 
     @Override
     public MetricSnapshots collect() {
@@ -316,23 +318,28 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
               .help("Members of the pool ejected by this data plane now");
       GaugeSnapshot.Builder inflight =
           GaugeSnapshot.builder().name(INFLIGHT).help("Requests in flight on a member");
+      GaugeSnapshot.Builder panic =
+          GaugeSnapshot.builder()
+              .name(PANIC)
+              .help("1 while too few members are routable and the pool routes to all of them");
       for (PoolRuntime p : table.get().sortedPools().values()) {
         Labels pool = Labels.of("pool", p.name());
         version.dataPoint(point(p.version(), pool));
         routable.dataPoint(point(p.router().routableCount(), pool));
         ejected.dataPoint(point(p.router().ejectedCount(), pool));
+        panic.dataPoint(point(p.router().panic() ? 1 : 0, pool));
         for (Endpoint e : p.router().endpoints()) {
           inflight.dataPoint(
               point(e.inflight(), Labels.of("member", e.address(), "pool", p.name())));
         }
       }
       return MetricSnapshots.of(
-          version.build(), routable.build(), ejected.build(), inflight.build());
+          version.build(), routable.build(), ejected.build(), inflight.build(), panic.build());
     }
 
     @Override
     public List<String> getPrometheusNames() {
-      return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT);
+      return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC);
     }
 
     private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, Labels labels) {

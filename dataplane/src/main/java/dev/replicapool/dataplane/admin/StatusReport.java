@@ -21,7 +21,8 @@ public final class StatusReport {
               .put("hosts", new JsonArray(p.hosts()))
               .put("port", p.port())
               .put("routable", p.router().routableCount())
-              .put("ejected", p.router().ejectedCount());
+              .put("ejected", p.router().ejectedCount())
+              .put("panic", p.router().panic());
       if (p.tls() != null) {
         pool.put(
             "tls",
@@ -36,6 +37,7 @@ public final class StatusReport {
             new JsonObject()
                 .put("address", m.address())
                 .put("weight", m.weight())
+                .put("effectiveWeight", m.effectiveWeight())
                 .put("state", m.state())
                 .put("routable", m.routable())
                 .put("ejected", m.ejected())

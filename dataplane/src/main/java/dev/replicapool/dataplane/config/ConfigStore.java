@@ -8,6 +8,7 @@ import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.SlowStartRamp;
 import dev.replicapool.dataplane.tls.TlsMaterials;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -288,7 +289,9 @@ public final class ConfigStore implements SnapshotApplier {
             OutlierPolicy.from(s.outlierDetection()),
             EWMA_TAU_MILLIS,
             baseline,
-            baseline * FAILURE_PENALTY_FACTOR);
+            baseline * FAILURE_PENALTY_FACTOR,
+            SlowStartRamp.from(s.slowStart()),
+            s.panicThresholdPercent() == null ? 0 : s.panicThresholdPercent());
     PoolRouter router =
         PoolRouter.create(
             s.pool(),

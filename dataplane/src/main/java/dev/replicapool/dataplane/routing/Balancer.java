@@ -8,7 +8,8 @@ import java.util.List;
  */
 public interface Balancer {
   /**
-   * @param candidates non-empty, in the pool's member order
+   * @param candidates non-empty, in the pool's member order; weigh them by their effective weight
+   *     (the operator's, ramped by slow start, or equal in panic), not {@link Endpoint#weight()}
    * @param nowNanos the pool clock's current time
    */
   Endpoint pick(List<Endpoint> candidates, long nowNanos);

@@ -33,6 +33,17 @@ public final class Endpoint {
   boolean probation;
   long lastEjectionEndNanos;
 
+  /** The weight the balancer uses: the operator's, times the slow-start ramp, or 1 in panic. */
+  double effectiveWeight;
+
+  /** Joined a pool that already had routable members: its weight ramps up (slow start). */
+  boolean joinedLate;
+
+  /** When this data plane first saw it admitted; meaningful once {@code seenAdmitted}. */
+  long admittedSinceNanos;
+
+  boolean seenAdmitted;
+
   Endpoint(String host, int port, double weight, MemberState state, PeakEwma latency) {
     this.host = host;
     this.port = port;
@@ -40,6 +51,7 @@ public final class Endpoint {
     this.weight = weight;
     this.state = state;
     this.latency = latency;
+    this.effectiveWeight = weight;
   }
 
   public String host() {
@@ -77,9 +89,13 @@ public final class Endpoint {
   void update(double weight, MemberState state) {
     this.weight = weight;
     this.state = state;
+    this.effectiveWeight = weight;
   }
 
-  /** The operator lets it take new requests: a positive weight and not Unhealthy or Draining. */
+  /**
+   * The operator lets it take new requests: a positive weight and Healthy or Degraded (not Pending,
+   * Unhealthy or Draining).
+   */
   public boolean admitted() {
     return weight > 0 && (state == MemberState.Healthy || state == MemberState.Degraded);
   }

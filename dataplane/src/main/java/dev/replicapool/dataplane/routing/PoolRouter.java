@@ -12,7 +12,9 @@ import java.util.Random;
 import java.util.function.LongSupplier;
 
 /**
- * Routing state of one pool: its members, the balancer of its policy and passive outlier detection.
+ * Routing state of one pool: its members, the balancer of its policy and passive outlier detection;
+ * which members take part in a pick and at what weight (slow start, panic) is {@link Candidates}'s
+ * call. Past 300 lines because picks, results and ejections share one lock and one member list.
  * Plain code: time comes from an injected nanosecond clock and randomness from an injected {@link
  * Random}, so every transition can be tested without I/O.
  *
@@ -26,16 +28,35 @@ public final class PoolRouter {
    * @param defaultLatencyMillis latency assumed for a member without samples yet
    * @param failurePenaltyMillis latency a failure counts as, so that members failing fast are not
    *     mistaken for fast members
+   * @param slowStart ramp of members that join a pool with routable members (null: off)
+   * @param panicThresholdPercent below this share of registered members routable, route to all of
+   *     them (0: off); see {@link Candidates}
    */
   public record Settings(
       RoutingPolicy policy,
       OutlierPolicy outlier,
       long ewmaTauMillis,
       double defaultLatencyMillis,
-      double failurePenaltyMillis) {
+      double failurePenaltyMillis,
+      SlowStartRamp slowStart,
+      int panicThresholdPercent) {
     public Settings {
       Objects.requireNonNull(policy, "policy");
       Objects.requireNonNull(outlier, "outlier");
+      slowStart = slowStart == null ? SlowStartRamp.OFF : slowStart;
+      if (panicThresholdPercent < 0 || panicThresholdPercent > 100) {
+        throw new IllegalArgumentException("panicThresholdPercent must be within 0..100");
+      }
+    }
+
+    /** Without slow start and panic routing. */
+    public Settings(
+        RoutingPolicy policy,
+        OutlierPolicy outlier,
+        long ewmaTauMillis,
+        double defaultLatencyMillis,
+        double failurePenaltyMillis) {
+      this(policy, outlier, ewmaTauMillis, defaultLatencyMillis, failurePenaltyMillis, null, 0);
     }
   }
 
@@ -55,6 +76,7 @@ public final class PoolRouter {
   private final LongSupplier clock;
   private final Events events;
   private final Object lock;
+  private final Candidates candidates;
 
   /** Carried-over members and their new snapshot, until {@link #activate()}; under lock. */
   private List<Carried> pending;
@@ -76,6 +98,7 @@ public final class PoolRouter {
     this.clock = clock;
     this.events = events;
     this.lock = lock;
+    this.candidates = new Candidates(settings.slowStart(), settings.panicThresholdPercent());
   }
 
   /**
@@ -100,6 +123,9 @@ public final class PoolRouter {
     List<Endpoint> endpoints = new ArrayList<>(members.size());
     List<Carried> carried = new ArrayList<>();
     long now = clock.getAsLong();
+    // A member new to a pool that already routes somewhere joins late: slow start applies to it.
+    boolean poolRoutes =
+        previous != null && previous.endpoints.stream().anyMatch(Endpoint::admitted);
     for (MemberSnapshot m : members) {
       Endpoint e = old.get(m.address());
       if (e != null) {
@@ -113,6 +139,7 @@ public final class PoolRouter {
                 m.weight(),
                 m.state(),
                 new PeakEwma(settings.ewmaTauMillis(), settings.defaultLatencyMillis(), now));
+        e.joinedLate = poolRoutes;
       }
       endpoints.add(e);
     }
@@ -141,6 +168,8 @@ public final class PoolRouter {
         c.endpoint().update(c.next().weight(), c.next().state());
       }
       pending = null;
+      long now = clock.getAsLong();
+      endpoints.forEach(e -> Candidates.noteAdmitted(e, now));
     }
   }
 
@@ -165,13 +194,8 @@ public final class PoolRouter {
   public Endpoint pick(Collection<Endpoint> tried) {
     synchronized (lock) {
       long now = clock.getAsLong();
-      List<Endpoint> candidates = new ArrayList<>(endpoints.size());
-      for (Endpoint e : endpoints) {
-        if (e.admitted() && !ejected(e, now) && !tried.contains(e)) {
-          candidates.add(e);
-        }
-      }
-      return candidates.isEmpty() ? null : balancer.pick(candidates, now);
+      List<Endpoint> chosen = candidates.select(endpoints, tried, now, e -> ejected(e, now));
+      return chosen.isEmpty() ? null : balancer.pick(chosen, now);
     }
   }
 
@@ -247,6 +271,14 @@ public final class PoolRouter {
     }
   }
 
+  /** True while too few members are routable and requests go to all registered members. */
+  public boolean panic() {
+    synchronized (lock) {
+      long now = clock.getAsLong();
+      return candidates.panic(endpoints, e -> ejected(e, now));
+    }
+  }
+
   /** Members ejected now. */
   public int ejectedCount() {
     synchronized (lock) {
@@ -265,6 +297,7 @@ public final class PoolRouter {
   public record MemberView(
       String address,
       double weight,
+      double effectiveWeight,
       String state,
       boolean routable,
       boolean ejected,
@@ -279,13 +312,19 @@ public final class PoolRouter {
   public List<MemberView> view() {
     synchronized (lock) {
       long now = clock.getAsLong();
+      boolean panic = candidates.panic(endpoints, e -> ejected(e, now));
       List<MemberView> views = new ArrayList<>(endpoints.size());
       for (Endpoint e : endpoints) {
         boolean ej = ejected(e, now);
+        double effective =
+            panic
+                ? (Candidates.registered(e) ? 1.0 : 0.0)
+                : e.admitted() && !ej ? candidates.effectiveWeight(e, now) : 0.0;
         views.add(
             new MemberView(
                 e.address(),
                 e.weight(),
+                Math.round(effective * 1000) / 1000.0,
                 String.valueOf(e.state()),
                 e.admitted() && !ej,
                 ej,

@@ -36,7 +36,7 @@ public final class PowerOfTwoChoices implements Balancer {
     double total = 0;
     for (Endpoint e : candidates) {
       if (e != skip) {
-        total += e.weight();
+        total += e.effectiveWeight;
       }
     }
     double r = random.nextDouble() * total;
@@ -46,7 +46,7 @@ public final class PowerOfTwoChoices implements Balancer {
         continue;
       }
       last = e;
-      r -= e.weight();
+      r -= e.effectiveWeight;
       if (r < 0) {
         return e;
       }

@@ -19,7 +19,7 @@ public final class SmoothWeightedRoundRobin implements Balancer {
     Endpoint best = null;
     long total = 0;
     for (Endpoint e : candidates) {
-      long w = scaled(e.weight());
+      long w = scaled(e.effectiveWeight);
       e.swrrCurrent += w;
       total += w;
       if (best == null || e.swrrCurrent > best.swrrCurrent) {

@@ -5,6 +5,7 @@ import dev.replicapool.api.v1alpha1.MemberSource;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
+import dev.replicapool.operator.readiness.RoutableGate;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.util.ArrayList;
@@ -77,14 +78,20 @@ public final class MemberDiscovery {
     return new Result(members, problems, selected);
   }
 
-  /** A Pod is a member while it has an IP and is Ready; terminating, it is drained. */
+  /**
+   * A Pod is a member while it has an IP and is Ready; terminating, it is drained. A Pod with the
+   * {@link RoutableGate} readiness gate is not Ready before the pool routes to it, so its
+   * containers being ready is enough.
+   */
   static Member fromPod(Pod pod, int port) {
     String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
     if (ip == null || ip.isBlank()) {
       return null;
     }
     boolean terminating = pod.getMetadata().getDeletionTimestamp() != null;
-    if (!terminating && !isReady(pod)) {
+    boolean ready =
+        isReady(pod) || (RoutableGate.declares(pod) && hasCondition(pod, "ContainersReady"));
+    if (!terminating && !ready) {
       return null;
     }
     return new Member(
@@ -92,9 +99,13 @@ public final class MemberDiscovery {
   }
 
   static boolean isReady(Pod pod) {
+    return hasCondition(pod, "Ready");
+  }
+
+  private static boolean hasCondition(Pod pod, String type) {
     return pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+            .anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   /** Whether a Lease is past its pool's lease duration, judged by when it was last renewed. */

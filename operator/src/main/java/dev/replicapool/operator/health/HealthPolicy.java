@@ -24,6 +24,9 @@ import dev.replicapool.api.v1alpha1.RoutingPolicy;
  *       probes), the error rate one with weight {@code errorAlpha} = 0.05 per probe (about the last
  *       20 probes), so that a single failed probe alone gives exactly 0.05, which does not exceed
  *       the default threshold, and two close together do.
+ *   <li>{@code startupGraceMillis}: {@code healthCheck.startupGraceMillis}, else {@value
+ *       #STARTUP_GRACE_INTERVALS} x the interval: how long a new member may stay Pending before it
+ *       is Unhealthy for never having answered.
  *   <li>The thresholds of {@code routing.adaptive} (baseline, factor, error rate, hold) judge the
  *       members of RoundRobin pools too, so that their status shows a slow or erring member; but
  *       RoundRobin weights carry no penalty: see {@link #weighted()}.
@@ -45,10 +48,14 @@ public record HealthPolicy(
     long slowStartMillis,
     int latencyWindow,
     double latencyAlpha,
-    double errorAlpha) {
+    double errorAlpha,
+    long startupGraceMillis) {
 
   /** Upper bound of the default slow-start window. */
   public static final long MAX_DEFAULT_SLOW_START_MILLIS = 10_000;
+
+  /** Without {@code healthCheck.startupGraceMillis}, a new member has this many intervals. */
+  public static final int STARTUP_GRACE_INTERVALS = 10;
 
   public static final int DEFAULT_LATENCY_WINDOW = 20;
   public static final double DEFAULT_LATENCY_ALPHA = 0.1;
@@ -72,6 +79,9 @@ public record HealthPolicy(
     }
     if (recoverAfterMillis < 0 || slowStartMillis < 0) {
       throw new IllegalArgumentException("recoverAfterMillis and slowStartMillis must be >= 0");
+    }
+    if (startupGraceMillis < 0) {
+      throw new IllegalArgumentException("startupGraceMillis must be >= 0");
     }
     if (latencyWindow < 1) {
       throw new IllegalArgumentException("latencyWindow must be at least 1");
@@ -103,11 +113,12 @@ public record HealthPolicy(
             ? or(ar.ejectAfterFailures, defaultsAr.ejectAfterFailures)
             : or(hc.unhealthyThreshold, defaultsHc.unhealthyThreshold);
     long recover = or(ar.recoverAfterMillis, defaultsAr.recoverAfterMillis);
+    long interval = or(hc.intervalMillis, defaultsHc.intervalMillis);
     return new HealthPolicy(
         policy,
         hc.enabled == null ? true : hc.enabled,
         hc.path == null ? defaultsHc.path : hc.path,
-        or(hc.intervalMillis, defaultsHc.intervalMillis),
+        interval,
         or(hc.timeoutMillis, defaultsHc.timeoutMillis),
         unhealthy,
         or(hc.healthyThreshold, defaultsHc.healthyThreshold),
@@ -121,7 +132,8 @@ public record HealthPolicy(
         Math.min(recover, MAX_DEFAULT_SLOW_START_MILLIS),
         DEFAULT_LATENCY_WINDOW,
         DEFAULT_LATENCY_ALPHA,
-        DEFAULT_ERROR_ALPHA);
+        DEFAULT_ERROR_ALPHA,
+        hc.startupGraceMillis == null ? STARTUP_GRACE_INTERVALS * interval : hc.startupGraceMillis);
   }
 
   private static int or(Integer value, int fallback) {
@@ -168,7 +180,8 @@ public record HealthPolicy(
         slowStartMillis,
         latencyWindow,
         latencyAlpha,
-        errorAlpha);
+        errorAlpha,
+        startupGraceMillis);
   }
 
   public HealthPolicy withThresholds(int unhealthy, int healthy) {
@@ -188,7 +201,8 @@ public record HealthPolicy(
         slowStartMillis,
         latencyWindow,
         latencyAlpha,
-        errorAlpha);
+        errorAlpha,
+        startupGraceMillis);
   }
 
   public HealthPolicy withRecovery(long recoverAfter, long slowStart) {
@@ -208,6 +222,7 @@ public record HealthPolicy(
         slowStart,
         latencyWindow,
         latencyAlpha,
-        errorAlpha);
+        errorAlpha,
+        startupGraceMillis);
   }
 }

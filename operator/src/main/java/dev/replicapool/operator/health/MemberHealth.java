@@ -10,7 +10,8 @@ import java.util.Optional;
 /**
  * The health state machine of one member: plain Java, no I/O, time from an injected {@link Clock}.
  * Methods are synchronized, so probe results (event loop) and status reads (reconciler) may come
- * from different threads.
+ * from different threads. One class past 300 lines on purpose: the rules below read and write the
+ * same few counters, and split apart they could no longer be checked against each other.
  *
  * <h2>Inputs</h2>
  *
@@ -22,8 +23,16 @@ import java.util.Optional;
  * <h2>Rules</h2>
  *
  * <ul>
- *   <li>A new member starts Healthy (Pods are already Ready; waiting a probe before routing would
- *       break equal shares at start-up), weight 1.0.
+ *   <li>A member that joins ({@link #joining}) is Pending, weight 0, until {@code healthyThreshold}
+ *       probes pass in a row; then it is Healthy at once (no recovery hold: it is not recovering
+ *       from anything), and its windows hold nothing from before its first pass. Probes that fail
+ *       while Pending change no state (so cause no Warning Event), unless the member is still
+ *       Pending {@code startupGraceMillis} after it joined: then it is Unhealthy, saying it never
+ *       answered. Without active checks there is nothing to wait for: it starts Healthy. A member
+ *       that was never routable comes back from that Unhealthy straight to Healthy, as from
+ *       Pending; the hysteresis below is for members that were routable before.
+ *   <li>A member whose model restarts ({@link #MemberHealth(HealthPolicy, Clock)}: a new health
+ *       policy for a member that was routable) starts Healthy, weight 1.0.
  *   <li>Unhealthy, weight 0: {@code unhealthyThreshold} probes failed in a row, the lease expired,
  *       or the member reports itself unhealthy. With a threshold of 1 one failed probe is enough.
  *   <li>Degraded: two probes failed in a row, the decaying error rate above its threshold, or the
@@ -68,6 +77,11 @@ public final class MemberHealth {
 
   private MemberState state = MemberState.Healthy;
   private String reason = "member added";
+  private final long joinedMillis;
+
+  /** False until the member first turned routable: until then no hysteresis applies. */
+  private boolean everRoutable = true;
+
   private long lastTransitionMillis;
   private int transitions;
 
@@ -90,16 +104,41 @@ public final class MemberHealth {
   private long rampStartMillis = -1;
   private long pendingRampStartMillis = -1;
 
+  /** A member already known routable: starts Healthy (see the class comment). */
   public MemberHealth(HealthPolicy policy, Clock clock) {
     this.policy = policy;
     this.clock = clock;
     this.window = new long[policy.latencyWindow()];
     this.lastTransitionMillis = clock.millis();
+    this.joinedMillis = lastTransitionMillis;
     this.goodSinceMillis = lastTransitionMillis;
+  }
+
+  /** A member that just joined: Pending until its first passing probes, when probes are on. */
+  public static MemberHealth joining(HealthPolicy policy, Clock clock) {
+    MemberHealth m = new MemberHealth(policy, clock);
+    if (policy.activeChecks()) {
+      m.state = MemberState.Pending;
+      int n = policy.healthyThreshold();
+      m.reason =
+          n == 1
+              ? "waiting for its first passing probe"
+              : "waiting for " + n + " passing probes in a row";
+      m.everRoutable = false;
+    }
+    return m;
   }
 
   public HealthPolicy policy() {
     return policy;
+  }
+
+  /**
+   * A fresh model under a new policy: Healthy if this member was ever routable, else joining again
+   * (a spec change must neither pull routable members nor admit ones that never answered).
+   */
+  public synchronized MemberHealth restartedWith(HealthPolicy newPolicy) {
+    return everRoutable ? new MemberHealth(newPolicy, clock) : joining(newPolicy, clock);
   }
 
   /**
@@ -108,6 +147,9 @@ public final class MemberHealth {
    */
   public synchronized Optional<Transition> onProbe(boolean success, long latencyMillis) {
     long now = clock.millis();
+    if (!everRoutable && state != MemberState.Draining) {
+      return onStartupProbe(success, latencyMillis, now);
+    }
     double a = policy.errorAlpha();
     if (success) {
       consecutiveFailures = 0;
@@ -137,6 +179,40 @@ public final class MemberHealth {
     }
     updateGoodSince(now);
     return evaluate(now);
+  }
+
+  /**
+   * A probe of a member that was never routable: only a streak of passes counts, starting from the
+   * first pass; failures leave no trace but end the streak and, past the grace, the wait.
+   */
+  private Optional<Transition> onStartupProbe(boolean success, long latencyMillis, long now) {
+    if (!success) {
+      consecutiveSuccesses = 0;
+      consecutiveFailures++;
+      if (state == MemberState.Pending && now - joinedMillis >= policy.startupGraceMillis()) {
+        return Optional.of(
+            transition(
+                MemberState.Unhealthy,
+                "never answered: no probe passed within "
+                    + policy.startupGraceMillis()
+                    + "ms of joining ("
+                    + failures(consecutiveFailures)
+                    + ")",
+                now));
+      }
+      return Optional.empty();
+    }
+    consecutiveFailures = 0;
+    consecutiveSuccesses++;
+    recordLatency(latencyMillis);
+    errorRate = 0;
+    if (consecutiveSuccesses < policy.healthyThreshold() || leaseExpired || selfUnhealthy) {
+      return Optional.empty();
+    }
+    everRoutable = true;
+    goodSinceMillis = now;
+    return Optional.of(
+        transition(MemberState.Healthy, "answered: " + passes(consecutiveSuccesses), now));
   }
 
   /** The member's lease was not renewed within the lease duration. */
@@ -238,8 +314,8 @@ public final class MemberHealth {
   // ---------------------------------------------------------------------------------------------
 
   private Optional<Transition> evaluate(long now) {
-    if (state == MemberState.Draining) {
-      return Optional.empty();
+    if (state == MemberState.Draining || !everRoutable) {
+      return Optional.empty(); // before the first pass only probes and draining move it
     }
     String down =
         leaseExpired
@@ -360,7 +436,9 @@ public final class MemberHealth {
   }
 
   private double weightAt(long now) {
-    if (state == MemberState.Unhealthy || state == MemberState.Draining) {
+    if (state == MemberState.Unhealthy
+        || state == MemberState.Draining
+        || state == MemberState.Pending) {
       return 0.0;
     }
     double base = 1.0;

@@ -101,8 +101,8 @@ public final class SnapshotPublisher {
         List.copyOf(members),
         protocol.value(),
         protocol.tls() ? upstreamTls : null,
-        null,
-        null);
+        routing == null ? null : routing.slowStart,
+        routing == null ? null : routing.panicThresholdPercent);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {

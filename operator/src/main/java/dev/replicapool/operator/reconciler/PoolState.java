@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -79,11 +80,23 @@ final class PoolState {
   }
 
   /**
-   * Makes the tracked members those discovery found. A new health policy (the spec's health or
-   * routing parameters changed) starts every member's model afresh; members that stay keep their
-   * history otherwise.
+   * Makes the tracked members those discovery found; a new one is Pending until its first probes
+   * pass. A new health policy (the spec's health or routing parameters changed) starts every
+   * member's model afresh; members that stay keep their history otherwise.
    */
   synchronized SyncResult sync(ReplicaPoolSpec newSpec, List<Member> discovered) {
+    return sync(newSpec, discovered, Set.of());
+  }
+
+  /**
+   * As {@link #sync(ReplicaPoolSpec, List)}; on the first sync of this state (an operator that just
+   * started or took the lead) members in {@code routableBefore} (the addresses the pool's status
+   * showed routable) start Healthy: another operator replica already saw them answer, and waiting
+   * for their first probe again would pull every member from the data planes at once.
+   */
+  synchronized SyncResult sync(
+      ReplicaPoolSpec newSpec, List<Member> discovered, Set<String> routableBefore) {
+    Set<String> established = policy == null ? routableBefore : Set.of();
     HealthPolicy newPolicy = HealthPolicy.from(newSpec);
     boolean policyChanged = policy != null && !policy.equals(newPolicy);
     this.spec = newSpec;
@@ -102,7 +115,11 @@ final class PoolState {
     for (Member m : wanted.values()) {
       Tracked old = members.get(m.address());
       MemberHealth health =
-          old == null || policyChanged ? new MemberHealth(newPolicy, clock) : old.health();
+          old == null
+              ? established.contains(m.address())
+                  ? new MemberHealth(newPolicy, clock)
+                  : MemberHealth.joining(newPolicy, clock)
+              : policyChanged ? old.health().restartedWith(newPolicy) : old.health();
       if (old == null) {
         added.add(m);
       }

@@ -1,6 +1,8 @@
 package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.registration.LeaseConventions;
+import dev.replicapool.api.v1alpha1.MemberSource;
+import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
 import dev.replicapool.api.wire.TlsMaterial;
@@ -16,7 +18,9 @@ import dev.replicapool.operator.probing.ProbeResult;
 import dev.replicapool.operator.probing.ProbeSpec;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.push.SnapshotPublisher;
+import dev.replicapool.operator.readiness.RoutableGate;
 import dev.replicapool.operator.status.EventRecorder;
+import dev.replicapool.operator.status.PanicEvents;
 import dev.replicapool.operator.status.StatusBuilder;
 import dev.replicapool.operator.status.StatusDiff;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -76,8 +80,10 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final Map<String, PoolState> pools = new ConcurrentHashMap<>();
   private final Map<String, Long> lastStatusWrite = new ConcurrentHashMap<>();
   private final Map<String, String> lastRejection = new ConcurrentHashMap<>();
+  private final PanicEvents panicEvents;
 
   private KubernetesClient client;
+  private RoutableGate routableGate;
   private InformerEventSource<Pod, ReplicaPool> podSource;
   private LeaseEventSource leaseSource;
   private InformerEventSource<Secret, ReplicaPool> secretSource;
@@ -98,6 +104,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     this.syncState = syncState;
     this.events = events;
     this.metrics = metrics;
+    this.panicEvents = new PanicEvents(events);
     this.leaseTracker = new LeaseTracker(clock::millis);
     this.discovery = new MemberDiscovery(leaseTracker);
     prober.setListener(this::onProbeResult);
@@ -107,6 +114,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   public List<EventSource<?, ReplicaPool>> prepareEventSources(
       EventSourceContext<ReplicaPool> context) {
     client = context.getClient();
+    routableGate = new RoutableGate(client);
     podSource =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ReplicaPool.class)
@@ -224,7 +232,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     synchronized (state) {
       state.setTls(tls);
       state.setUpstreamTls(upstreamTls);
-      sync = state.sync(pool.getSpec(), found.members());
+      sync = state.sync(pool.getSpec(), found.members(), routableInStatus(pool));
       probeSpecChanged = state.setProbeSpec(probeSpec);
     }
     for (Member m : sync.removed()) {
@@ -251,7 +259,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       Transition t = mt.transition();
       metrics.transition(key, t);
       String message = mt.address() + " " + t.from() + " -> " + t.to() + ": " + t.reason();
-      if (t.to() == dev.replicapool.api.v1alpha1.MemberState.Healthy) {
+      if (t.to() == MemberState.Healthy) {
         events.normal(pool, "MemberHealthy", message);
       } else {
         events.warning(pool, "Member" + t.to(), message);
@@ -260,6 +268,11 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     long version =
         publisher.publish(
             key, pool.getSpec(), state.memberSnapshots(), state.tls(), state.upstreamTls());
+    for (Pod pod : pods) {
+      if (LabelSelectors.matches(pool.getSpec().selector, pod.getMetadata().getLabels())) {
+        routableGate.sync(pod, this::anyPoolRoutesTo); // only Pods that declare the gate
+      }
+    }
 
     String noMembers = null;
     if (found.members().isEmpty() && pool.getSpec().selector != null && found.selectedPods() == 0) {
@@ -287,6 +300,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
                 dataPlanes,
                 version,
                 clock.instant()));
+    panicEvents.observe(pool, key, status);
     metrics.members(
         key,
         state.members().stream()
@@ -331,6 +345,36 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     if (!gist.equals(lastRejection.put(key, gist))) {
       events.warning(pool, "DataPlaneRejected", message);
     }
+  }
+
+  /** Whether any pool in the Pod's namespace routes to it now (a Pod may be in several pools). */
+  private boolean anyPoolRoutesTo(Pod pod) {
+    String prefix = pod.getMetadata().getNamespace() + "/";
+    String name = pod.getMetadata().getName();
+    for (var e : pools.entrySet()) {
+      if (e.getKey().startsWith(prefix)
+          && e.getValue().members().stream()
+              .anyMatch(
+                  t ->
+                      t.member().source() == MemberSource.Pod
+                          && name.equals(t.member().name())
+                          && t.health().snapshot().routable())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Addresses the pool's last written status shows routable (Healthy or Degraded). */
+  private static Set<String> routableInStatus(ReplicaPool pool) {
+    if (pool.getStatus() == null || pool.getStatus().endpoints == null) {
+      return Set.of();
+    }
+    return pool.getStatus().endpoints.stream()
+        .filter(e -> e.address != null && e.weight != null && e.weight > 0)
+        .filter(e -> e.state == MemberState.Healthy || e.state == MemberState.Degraded)
+        .map(e -> e.address)
+        .collect(Collectors.toSet());
   }
 
   /** The earliest Lease expiry (so that it is acted on at once), else the status refresh. */
@@ -437,6 +481,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     publisher.remove(key);
     lastStatusWrite.remove(key);
     lastRejection.remove(key);
+    panicEvents.forget(key);
     metrics.forget(key);
   }
 

@@ -47,9 +47,22 @@ public final class EventRecorder {
     record(pool, "Warning", reason, message);
   }
 
+  /**
+   * An Event rate-limited apart from the pool's member Events, for the rare pool-wide news that a
+   * burst of member transitions must not crowd out (entering and leaving panic routing).
+   */
+  public void poolWide(ReplicaPool pool, boolean warning, String reason, String message) {
+    record(pool, warning ? "Warning" : "Normal", reason, message, "#pool");
+  }
+
   private void record(ReplicaPool pool, String type, String reason, String message) {
+    record(pool, type, reason, message, "");
+  }
+
+  private void record(
+      ReplicaPool pool, String type, String reason, String message, String bucketSuffix) {
     String key = pool.getMetadata().getNamespace() + "/" + pool.getMetadata().getName();
-    if (!take(key)) {
+    if (!take(key + bucketSuffix)) {
       log.debug("event rate limit for {}: dropped {} {}", key, reason, message);
       return;
     }

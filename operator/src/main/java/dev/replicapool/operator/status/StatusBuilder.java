@@ -120,19 +120,21 @@ public final class StatusBuilder {
 
   private static Condition ready(
       Observation o, int registered, int routable, long generation, String now) {
+    long pending = o.rows().stream().filter(r -> r.health().state() == MemberState.Pending).count();
+    String waiting = pending == 0 ? "" : " (" + pending + " pending their first probes)";
     if (routable > 0) {
       return Conditions.of(
           Conditions.READY,
           true,
           "EndpointsRoutable",
-          routable + " of " + registered + " members routable",
+          routable + " of " + registered + " members routable" + waiting,
           generation,
           now);
     }
     String message =
         registered == 0
             ? (o.noMembersReason() == null ? "no members" : o.noMembersReason())
-            : "none of " + registered + " members is routable";
+            : "none of " + registered + " members is routable" + waiting;
     return Conditions.of(
         Conditions.READY,
         false,
@@ -142,10 +144,46 @@ public final class StatusBuilder {
         now);
   }
 
+  /**
+   * The panic message when fewer than {@code routing.panicThresholdPercent} of the registered
+   * members are routable, so that the data planes route to all of them; null otherwise. Members
+   * draining or still Pending do not count: one is leaving, the other never answered. The data
+   * planes decide the same from their own view of the pool.
+   */
+  public static String panic(ReplicaPool pool, List<Row> rows) {
+    var routing = pool.getSpec().routing;
+    int threshold =
+        routing == null || routing.panicThresholdPercent == null
+            ? 0
+            : routing.panicThresholdPercent;
+    List<Row> registered =
+        rows.stream()
+            .filter(r -> r.health().state() != MemberState.Draining)
+            .filter(r -> r.health().state() != MemberState.Pending)
+            .toList();
+    long routable = registered.stream().filter(r -> r.health().routable()).count();
+    if (threshold <= 0
+        || registered.isEmpty()
+        || routable * 100 >= (long) threshold * registered.size()) {
+      return null;
+    }
+    return routable
+        + " of "
+        + registered.size()
+        + " members routable, below "
+        + threshold
+        + " %: routing to all";
+  }
+
   private static Condition degraded(Observation o, long generation, String now) {
+    String panic = panic(o.pool(), o.rows());
+    // Pending members are starting, not sick: the Ready condition counts them.
     List<Row> sick =
-        o.rows().stream().filter(r -> r.health().state() != MemberState.Healthy).toList();
-    if (sick.isEmpty()) {
+        o.rows().stream()
+            .filter(r -> r.health().state() != MemberState.Healthy)
+            .filter(r -> r.health().state() != MemberState.Pending)
+            .toList();
+    if (sick.isEmpty() && panic == null) {
       return Conditions.of(
           Conditions.DEGRADED,
           false,
@@ -164,6 +202,15 @@ public final class StatusBuilder {
                         + r.health().state()
                         + (r.health().reason() == null ? "" : ": " + r.health().reason()))
             .collect(Collectors.joining("; "));
+    if (panic != null) {
+      return Conditions.of(
+          Conditions.DEGRADED,
+          true,
+          "Panic",
+          message.isEmpty() ? panic : panic + "; " + message,
+          generation,
+          now);
+    }
     return Conditions.of(
         Conditions.DEGRADED,
         true,

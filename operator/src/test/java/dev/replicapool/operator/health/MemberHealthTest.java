@@ -58,8 +58,166 @@ class MemberHealthTest {
     }
   }
 
+  @Nested
+  class PendingUntilTheFirstPass {
+    private MemberHealth joining(HealthPolicy policy) {
+      return MemberHealth.joining(policy, clock);
+    }
+
+    @Test
+    void aJoiningMemberIsPendingWithWeightZero() {
+      MemberHealth m = joining(seedRoundRobin());
+      assertThat(m.state()).isEqualTo(MemberState.Pending);
+      assertThat(m.weight()).isZero();
+      assertThat(m.snapshot().routable()).isFalse();
+      assertThat(m.reason()).isEqualTo("waiting for its first passing probe");
+      assertThat(joining(seedRoundRobin().withThresholds(1, 3)).reason())
+          .isEqualTo("waiting for 3 passing probes in a row");
+    }
+
+    @Test
+    void failuresBeforeTheFirstPassChangeNothingAndLeaveNoTrace() {
+      MemberHealth m = joining(seedRoundRobin());
+      for (int i = 0; i < 5; i++) {
+        assertThat(probe(m, false, 100)).as("failure %d", i).isEmpty();
+      }
+      assertThat(m.state()).isEqualTo(MemberState.Pending);
+      assertThat(m.transitions()).isZero();
+      assertThat(m.errorRate()).isZero();
+      assertThat(m.latencyP95Millis()).isNull();
+    }
+
+    @Test
+    void theFirstPassMakesItHealthyAtOnceWithFullWeightAndOnlyThatSample() {
+      MemberHealth m = joining(seedRoundRobin());
+      probe(m, false, 100); // a timeout, which would count as a slow sample later on
+      probe(m, false, 2);
+
+      Optional<Transition> t = probe(m, true, 7);
+
+      assertThat(t).isPresent();
+      assertThat(t.get().from()).isEqualTo(MemberState.Pending);
+      assertThat(t.get().to()).isEqualTo(Healthy);
+      assertThat(t.get().reason()).isEqualTo("answered: 1 probe passed");
+      assertThat(m.weight()).isEqualTo(1.0);
+      assertThat(m.latencyP95Millis()).isEqualTo(7L);
+      assertThat(m.errorRate()).isZero();
+    }
+
+    @Test
+    void healthyThresholdPassesInARowAreNeeded() {
+      MemberHealth m = joining(seedRoundRobin().withThresholds(1, 3));
+      assertThat(probe(m, true, 5)).isEmpty();
+      assertThat(probe(m, true, 5)).isEmpty();
+      assertThat(probe(m, false, 1)).as("a failure ends the streak").isEmpty();
+      assertThat(probe(m, true, 5)).isEmpty();
+      assertThat(probe(m, true, 5)).isEmpty();
+      assertThat(m.state()).isEqualTo(MemberState.Pending);
+
+      Optional<Transition> t = probe(m, true, 5);
+
+      assertThat(t.map(Transition::to)).contains(Healthy);
+      assertThat(t.get().reason()).isEqualTo("answered: 3 probes passed in a row");
+    }
+
+    @Test
+    void afterTheFirstPassTheUsualRulesApply() {
+      MemberHealth m = joining(seedRoundRobin());
+      probe(m, true, 5);
+      Optional<Transition> t = probe(m, false, 1);
+      assertThat(t.map(Transition::to)).contains(Unhealthy);
+      t = probe(m, true, 5);
+      assertThat(t.map(Transition::to)).as("routable before: hysteresis").contains(Degraded);
+    }
+
+    @Test
+    void neverPassingWithinTheGraceMakesItUnhealthySayingItNeverAnswered() {
+      HealthPolicy policy = seedRoundRobin(); // 200 ms interval: grace 2,000 ms
+      assertThat(policy.startupGraceMillis()).isEqualTo(2_000);
+      MemberHealth m = joining(policy);
+      for (int i = 1; i < 10; i++) {
+        assertThat(probe(m, false, 1)).as("failure at %d ms", i * 200).isEmpty();
+      }
+
+      Optional<Transition> t = probe(m, false, 1); // at 2,000 ms
+
+      assertThat(t).isPresent();
+      assertThat(t.get().from()).isEqualTo(MemberState.Pending);
+      assertThat(t.get().to()).isEqualTo(Unhealthy);
+      assertThat(t.get().reason())
+          .isEqualTo(
+              "never answered: no probe passed within 2000ms of joining (10 probes failed"
+                  + " in a row)");
+      assertThat(probe(m, false, 1)).as("no second transition").isEmpty();
+      assertThat(m.weight()).isZero();
+    }
+
+    @Test
+    void aMemberThatNeverAnsweredGoesStraightToHealthyOnItsFirstPass() {
+      MemberHealth m = joining(seedRoundRobin());
+      for (int i = 0; i < 10; i++) {
+        probe(m, false, 1);
+      }
+      assertThat(m.state()).isEqualTo(Unhealthy);
+
+      Optional<Transition> t = probe(m, true, 5);
+
+      assertThat(t.map(Transition::from)).contains(Unhealthy);
+      assertThat(t.map(Transition::to)).as("nothing to recover from").contains(Healthy);
+      assertThat(m.weight()).isEqualTo(1.0);
+    }
+
+    @Test
+    void theGraceComesFromTheSpecWhenSet() {
+      ReplicaPoolSpec spec = new ReplicaPoolSpec();
+      spec.healthCheck.startupGraceMillis = 60_000;
+      assertThat(HealthPolicy.from(spec).startupGraceMillis()).isEqualTo(60_000);
+      assertThat(HealthPolicy.defaults().startupGraceMillis()).isEqualTo(10_000);
+    }
+
+    @Test
+    void withoutActiveChecksThereIsNothingToWaitFor() {
+      ReplicaPoolSpec spec = new ReplicaPoolSpec();
+      spec.healthCheck.enabled = false;
+      MemberHealth m = joining(HealthPolicy.from(spec));
+      assertThat(m.state()).isEqualTo(Healthy);
+      assertThat(m.weight()).isEqualTo(1.0);
+    }
+
+    @Test
+    void leaseAndSelfReportsDoNotMoveAPendingMember() {
+      MemberHealth m = joining(seedRoundRobin());
+      assertThat(m.onSelfReported(false)).isEmpty();
+      assertThat(m.onLeaseExpired()).isEmpty();
+      assertThat(m.tick()).isEmpty();
+      assertThat(m.state()).isEqualTo(MemberState.Pending);
+      assertThat(probe(m, true, 5)).as("the lease is still expired").isEmpty();
+      m.onSelfReported(true);
+      assertThat(probe(m, true, 5).map(Transition::to)).contains(Healthy);
+    }
+
+    @Test
+    void drainingEndsPending() {
+      MemberHealth m = joining(seedRoundRobin());
+      assertThat(m.onDraining().map(Transition::to)).contains(Draining);
+      assertThat(probe(m, true, 5)).isEmpty();
+      assertThat(m.state()).isEqualTo(Draining);
+    }
+
+    @Test
+    void aNewPolicyKeepsAPendingMemberPendingAndARoutableOneHealthy() {
+      MemberHealth pending = joining(seedRoundRobin());
+      MemberHealth routable = joining(seedRoundRobin());
+      probe(routable, true, 5);
+      probe(routable, false, 1); // Unhealthy, but it was routable before
+      HealthPolicy next = adaptive();
+      assertThat(pending.restartedWith(next).state()).isEqualTo(MemberState.Pending);
+      assertThat(routable.restartedWith(next).state()).isEqualTo(Healthy);
+    }
+  }
+
   @Test
-  void newMemberIsHealthyWithFullWeight() {
+  void aMemberWhoseModelRestartsIsHealthyWithFullWeight() {
     MemberHealth m = member(adaptive());
     assertThat(m.state()).isEqualTo(Healthy);
     assertThat(m.weight()).isEqualTo(1.0);

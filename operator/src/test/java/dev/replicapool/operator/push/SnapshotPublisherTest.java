@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.replicapool.api.v1alpha1.AppProtocol;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.SlowStart;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.UpstreamTlsMaterial;
@@ -58,5 +59,32 @@ class SnapshotPublisherTest {
   @Test
   void materialIsNotPrinted() {
     assertThat(TLS.toString()).doesNotContain("KEY").doesNotContain("CERT");
+  }
+
+  static final List<MemberSnapshot> PENDING =
+      List.of(new MemberSnapshot("10.0.0.1", 8080, 0.0, MemberState.Pending));
+
+  @Test
+  void slowStartAndPanicThresholdTravelWithTheSnapshot() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.routing.slowStart = new SlowStart();
+    spec.routing.slowStart.windowMillis = 30_000L;
+    spec.routing.panicThresholdPercent = 50;
+
+    PoolSnapshot s = SnapshotPublisher.build("ns/p", 3, spec, PENDING, null, null);
+
+    assertThat(s.slowStart()).isSameAs(spec.routing.slowStart);
+    assertThat(s.slowStart().aggression).isEqualTo(1.0);
+    assertThat(s.slowStart().minWeightPercent).isEqualTo(10);
+    assertThat(s.panicThresholdPercent()).isEqualTo(50);
+    assertThat(s.members()).extracting(MemberSnapshot::state).containsExactly(MemberState.Pending);
+    assertThat(s.problems()).isEmpty();
+  }
+
+  @Test
+  void withoutThemBothAreOff() {
+    PoolSnapshot s = SnapshotPublisher.build("ns/p", 3, new ReplicaPoolSpec(), PENDING, null, null);
+    assertThat(s.slowStart()).isNull();
+    assertThat(s.panicThresholdPercent()).isZero();
   }
 }

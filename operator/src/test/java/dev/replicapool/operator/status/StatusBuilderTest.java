@@ -1,0 +1,117 @@
+package dev.replicapool.operator.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.MemberSource;
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
+import dev.replicapool.operator.discovery.Member;
+import dev.replicapool.operator.health.HealthPolicy;
+import dev.replicapool.operator.health.HealthSnapshot;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StatusBuilderTest {
+  static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+
+  static StatusBuilder.Row row(int i, MemberState state) {
+    boolean routable = state == MemberState.Healthy || state == MemberState.Degraded;
+    return new StatusBuilder.Row(
+        new Member("10.0.0." + i, 8080, MemberSource.Static, null, false, null, null),
+        new HealthSnapshot(state, routable ? 1.0 : 0.0, null, 0.0, state + " because", NOW, 0, 0));
+  }
+
+  static ReplicaPoolStatus build(int panicThresholdPercent, StatusBuilder.Row... rows) {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName("p");
+    pool.getMetadata().setNamespace("ns");
+    pool.getMetadata().setGeneration(1L);
+    pool.setSpec(new ReplicaPoolSpec());
+    pool.getSpec().routing.panicThresholdPercent = panicThresholdPercent;
+    return StatusBuilder.build(
+        new StatusBuilder.Observation(
+            pool,
+            HealthPolicy.from(pool.getSpec()),
+            List.of(rows),
+            new ArrayList<>(),
+            null,
+            null,
+            0,
+            NOW));
+  }
+
+  static Condition condition(ReplicaPoolStatus s, String type) {
+    return Conditions.find(s.conditions, type);
+  }
+
+  @Test
+  void pendingMembersAreRegisteredNotRoutableAndNotSick() {
+    ReplicaPoolStatus s =
+        build(
+            0,
+            row(1, MemberState.Healthy),
+            row(2, MemberState.Pending),
+            row(3, MemberState.Pending));
+    assertThat(s.registered).isEqualTo(3);
+    assertThat(s.routable).isEqualTo(1);
+    assertThat(s.endpoints).extracting(e -> e.state).contains(MemberState.Pending);
+    assertThat(condition(s, "Ready").getMessage())
+        .isEqualTo("1 of 3 members routable (2 pending their first probes)");
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("False");
+  }
+
+  @Test
+  void panicBelowTheThresholdNamesTheShare() {
+    ReplicaPoolStatus s =
+        build(
+            50,
+            row(1, MemberState.Healthy),
+            row(2, MemberState.Unhealthy),
+            row(3, MemberState.Unhealthy));
+    Condition d = condition(s, "Degraded");
+    assertThat(d.getStatus()).isEqualTo("True");
+    assertThat(d.getReason()).isEqualTo("Panic");
+    assertThat(d.getMessage())
+        .startsWith("1 of 3 members routable, below 50 %: routing to all; 10.0.0.2:8080 Unhealthy");
+  }
+
+  @Test
+  void noPanicAtTheThresholdOrWhenOff() {
+    assertThat(
+            condition(
+                    build(
+                        50,
+                        row(1, MemberState.Healthy),
+                        row(2, MemberState.Healthy),
+                        row(3, MemberState.Unhealthy),
+                        row(4, MemberState.Unhealthy)),
+                    "Degraded")
+                .getReason())
+        .isEqualTo("EndpointUnhealthy");
+    assertThat(
+            condition(
+                    build(0, row(1, MemberState.Unhealthy), row(2, MemberState.Unhealthy)),
+                    "Degraded")
+                .getReason())
+        .isEqualTo("EndpointUnhealthy");
+  }
+
+  @Test
+  void drainingAndPendingMembersDoNotCountTowardsPanic() {
+    ReplicaPoolStatus starting =
+        build(50, row(1, MemberState.Pending), row(2, MemberState.Pending));
+    assertThat(condition(starting, "Degraded").getStatus()).isEqualTo("False");
+    ReplicaPoolStatus rollout =
+        build(
+            50,
+            row(1, MemberState.Healthy),
+            row(2, MemberState.Draining),
+            row(3, MemberState.Draining));
+    assertThat(condition(rollout, "Degraded").getReason()).isNotEqualTo("Panic");
+  }
+}
