@@ -86,7 +86,7 @@ publish() { # POLICY N [POOL [HOST [extra query]]]: a new pool name gives a fres
 DP_PID=""
 dataplane() {
   # The GC the image uses (dataplane/Dockerfile); DP_GC=-XX:+UseG1GC compares.
-  "$JAVA" -Xms256m -Xmx512m ${DP_GC:--XX:+UseParallelGC} ${DP_JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
+  "$JAVA" ${DP_HEAP:--Xms256m -Xmx512m} ${DP_GC:--XX:+UseParallelGC} ${DP_JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
     dev.replicapool.dataplane.DataPlaneMain --control-plane 127.0.0.1:$CP_PORT --token-file "$TOKEN_FILE" \
     --node bench-dp --listen 127.0.0.1:$DP_PORT --tls-listen off --admin-port 127.0.0.1:$DP_ADMIN \
     --instances "$1" >"$OUT/dataplane.log" 2>&1 &

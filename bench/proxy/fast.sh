@@ -4,6 +4,8 @@
 #   bench/proxy/fast.sh            ROUNDS=3 DURATION=5 CONNS=32 WARMUP=15
 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-5}; CONNS=${CONNS:-32}; WARMUP=${WARMUP:-15}
+# A heap bound a deployment would set: RSS under load is part of the result.
+export DP_HEAP=${DP_HEAP:--Xms64m -Xmx256m}
 RES="$OUT/fast.tsv"
 log "machine: $(machine)"
 static_backends 3

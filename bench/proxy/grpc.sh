@@ -50,7 +50,7 @@ for r in $(seq 1 "$ROUNDS"); do
     rps=$(echo "$o" | awk '/^finished in/{gsub(",","",$4); print $4}')
     mean=$(echo "$o" | awk '/^time for request:/{print $6}')
     ok=$(echo "$o" | awk '/^status codes:/{print $3}')
-    failed=$(echo "$o" | awk '/^requests:/{print $8}')
+    failed=$(echo "$o" | awk '/^requests:/{print $10}')
     echo -e "$r\t$x\t$rps\t$mean\t$ok\t$failed" | tee -a "$RES"
   done
 done
