@@ -132,15 +132,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
   }
 
   private void sendTry() {
-    Endpoint e = pool.router().pick(tries.tried());
+    Endpoint e = tries.next(pool.router());
     if (e == null) {
       localAnswer(
           tries.tried().isEmpty() ? 503 : 502,
           failure != null ? failure : "no routable member in pool " + pool.name());
       return;
     }
-    tries.tried(e);
-    e.acquire();
     current = e;
     attemptStart = fw.clock.getAsLong();
     fw.h2Connections(ctx.channel().eventLoop())

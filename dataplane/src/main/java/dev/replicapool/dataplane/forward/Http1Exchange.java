@@ -107,7 +107,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
   }
 
   private void sendTry() {
-    Endpoint e = pool.router().pick(tries.tried());
+    Endpoint e = tries.next(pool.router());
     if (e == null) {
       if (held != null) {
         sendHeld();
@@ -118,8 +118,6 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       }
       return;
     }
-    tries.tried(e);
-    e.acquire();
     current = e;
     attemptStart = fw.clock.getAsLong();
     if (pool.http2Members()) {

@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.policy;
 
 import dev.replicapool.dataplane.config.RetryPolicy;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.PoolRouter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,8 +37,17 @@ public final class Tries {
     this.bodyless = bodyless;
   }
 
-  public void tried(Endpoint e) {
-    tried.add(e);
+  /**
+   * The member for the next try, from the pool's balancer among those not tried yet, counted in
+   * flight on it (release it when the try ends); null when none may take it.
+   */
+  public Endpoint next(PoolRouter router) {
+    Endpoint e = router.pick(tried);
+    if (e != null) {
+      tried.add(e);
+      e.acquire();
+    }
+    return e;
   }
 
   /** Members this request already went to: a retry goes elsewhere. */

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -54,14 +53,7 @@ public final class H2MemberConnections {
   }
 
   public H2MemberConnections(EventLoop loop, MemberConnections.Dialer dialer) {
-    this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channelFactory(dialer.channels())
-            .resolver(dialer.resolver())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.SO_KEEPALIVE, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, dialer.connectTimeoutMillis());
+    this.bootstrap = dialer.bootstrap(loop);
   }
 
   /** Opens a stream to the member, with {@code handler} as its pipeline. */

@@ -31,7 +31,19 @@ public final class MemberConnections {
       AddressResolverGroup<InetSocketAddress> resolver,
       int connectTimeoutMillis,
       long keepAliveNanos,
-      int maxIdlePerMember) {}
+      int maxIdlePerMember) {
+
+    /** A bootstrap for member connections on {@code loop}. */
+    Bootstrap bootstrap(EventLoop loop) {
+      return new Bootstrap()
+          .group(loop)
+          .channelFactory(channels)
+          .resolver(resolver)
+          .option(ChannelOption.TCP_NODELAY, true)
+          .option(ChannelOption.SO_KEEPALIVE, true)
+          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis);
+    }
+  }
 
   private final EventLoop loop;
   private final Dialer dialer;
@@ -42,14 +54,7 @@ public final class MemberConnections {
   public MemberConnections(EventLoop loop, Dialer dialer) {
     this.loop = loop;
     this.dialer = dialer;
-    this.bootstrap =
-        new Bootstrap()
-            .group(loop)
-            .channelFactory(dialer.channels())
-            .resolver(dialer.resolver())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.SO_KEEPALIVE, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, dialer.connectTimeoutMillis());
+    this.bootstrap = dialer.bootstrap(loop);
   }
 
   /** An idle connection to {@code address}, or null. */

@@ -57,6 +57,32 @@ final class Ascii {
     return false;
   }
 
+  /**
+   * The next element of a comma-separated list in {@code b[p, end)}, trimmed of spaces and tabs:
+   * its bounds go to {@code bounds[0..1]}; returns where the element after it starts, or -1 when
+   * the list is done.
+   */
+  static int nextListElement(byte[] b, int p, int end, int[] bounds) {
+    if (p > end) {
+      return -1;
+    }
+    int comma = p;
+    while (comma < end && b[comma] != ',') {
+      comma++;
+    }
+    int s = p;
+    int e = comma;
+    while (s < e && (b[s] == ' ' || b[s] == '\t')) {
+      s++;
+    }
+    while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
+      e--;
+    }
+    bounds[0] = s;
+    bounds[1] = e;
+    return comma + 1;
+  }
+
   static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }

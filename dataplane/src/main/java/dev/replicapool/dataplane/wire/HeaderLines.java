@@ -112,31 +112,18 @@ final class HeaderLines {
    */
   int connectionTokens(int i) {
     int found = 0;
-    int p = valueStart(i);
+    int[] t = new int[2];
     int end = valueEnd(i);
-    while (p < end) {
-      int comma = p;
-      while (comma < end && bytes[comma] != ',') {
-        comma++;
-      }
-      int s = p;
-      int e = comma;
-      while (s < e && (bytes[s] == ' ' || bytes[s] == '\t')) {
-        s++;
-      }
-      while (e > s && (bytes[e - 1] == ' ' || bytes[e - 1] == '\t')) {
-        e--;
-      }
-      if (Ascii.equalsLower(bytes, s, e, CLOSE)) {
+    for (int p = valueStart(i); (p = Ascii.nextListElement(bytes, p, end, t)) >= 0; ) {
+      if (Ascii.equalsLower(bytes, t[0], t[1], CLOSE)) {
         found |= TOKEN_CLOSE;
-      } else if (Ascii.equalsLower(bytes, s, e, KEEP_ALIVE)) {
+      } else if (Ascii.equalsLower(bytes, t[0], t[1], KEEP_ALIVE)) {
         found |= TOKEN_KEEP_ALIVE;
-      } else if (Ascii.equalsLower(bytes, s, e, UPGRADE)) {
+      } else if (Ascii.equalsLower(bytes, t[0], t[1], UPGRADE)) {
         found |= TOKEN_UPGRADE;
-      } else if (e > s) {
-        dropNamed(s, e);
+      } else if (t[1] > t[0]) {
+        dropNamed(t[0], t[1]);
       }
-      p = comma + 1;
     }
     return found;
   }

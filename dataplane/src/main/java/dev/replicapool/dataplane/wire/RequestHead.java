@@ -312,24 +312,11 @@ public final class RequestHead {
    * Whether the comma-separated list in {@code bytes[from, to)} has {@code token}, ignoring case.
    */
   private boolean hasToken(int from, int to, byte[] token) {
-    int p = from;
-    while (p <= to) {
-      int comma = p;
-      while (comma < to && bytes[comma] != ',') {
-        comma++;
-      }
-      int s = p;
-      int e = comma;
-      while (s < e && (bytes[s] == ' ' || bytes[s] == '\t')) {
-        s++;
-      }
-      while (e > s && (bytes[e - 1] == ' ' || bytes[e - 1] == '\t')) {
-        e--;
-      }
-      if (Ascii.equalsLower(bytes, s, e, token)) {
+    int[] t = new int[2];
+    for (int p = from; (p = Ascii.nextListElement(bytes, p, to, t)) >= 0; ) {
+      if (Ascii.equalsLower(bytes, t[0], t[1], token)) {
         return true;
       }
-      p = comma + 1;
     }
     return false;
   }

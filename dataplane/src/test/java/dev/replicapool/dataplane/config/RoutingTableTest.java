@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class RoutingTableTest {
-  static PoolRuntime pool(String name, Integer port, String... hosts) {
+public class RoutingTableTest {
+  public static PoolRuntime pool(String name, Integer port, String... hosts) {
     PoolSnapshot s =
         new PoolSnapshot(
             name,
