@@ -153,6 +153,69 @@ class ProtocolsIT extends DataPlaneTestBase {
     client.close().await();
   }
 
+  /**
+   * A WebSocket echo held while another member of the pool is stopped and leaves the pool: every
+   * message of the held tunnel is answered. 5 s here; {@code -Dws.holdSeconds=60} for the figure.
+   */
+  @Test
+  void aWebSocketIsHeldWhileAnotherMemberIsKilled() throws Exception {
+    AtomicInteger openAtA = new AtomicInteger();
+    AtomicInteger openAtB = new AtomicInteger();
+    HttpServer a = echo("a", openAtA);
+    HttpServer b = echo("b", openAtB);
+    startDataPlane(settings().withDrainMillis(300));
+    MemberSnapshot ma = new MemberSnapshot("127.0.0.1", a.actualPort(), 1, MemberState.Healthy);
+    MemberSnapshot mb = new MemberSnapshot("127.0.0.1", b.actualPort(), 1, MemberState.Healthy);
+    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma, mb));
+    WebSocketClient client = vertx.createWebSocketClient();
+    WebSocketConnectOptions o =
+        new WebSocketConnectOptions()
+            .setHost("127.0.0.1")
+            .setPort(dp.trafficPort())
+            .setURI("/chat")
+            .addHeader("host", HOST);
+    java.util.List<WebSocket> sockets = new java.util.ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      sockets.add(new OnEventLoop(vertx).call(() -> client.connect(o)).await(10, TimeUnit.SECONDS));
+    }
+    java.util.concurrent.LinkedBlockingQueue<String> answers =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    sockets.forEach(ws -> ws.textMessageHandler(answers::add));
+    WebSocket held = null;
+    for (WebSocket ws : sockets) {
+      ws.writeTextMessage("who");
+      if (answers.poll(5, TimeUnit.SECONDS).startsWith("a:")) {
+        held = ws;
+      }
+    }
+    assertThat(held).as("one tunnel on member a").isNotNull();
+    int seconds = Integer.getInteger("ws.holdSeconds", 5);
+    int messages = seconds * 10;
+    int answered = 0;
+    for (int i = 0; i < messages; i++) {
+      if (i == messages / 3) {
+        b.close().await(); // member b stops: its own tunnel ends, a's must not notice
+        publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma));
+      }
+      held.writeTextMessage("m" + i);
+      String answer = answers.poll(5, TimeUnit.SECONDS);
+      if (("a:m" + i).equals(answer)) {
+        answered++;
+      }
+      Thread.sleep(100); // the client's pace (the stimulus), not a wait for a condition
+    }
+    System.out.println(
+        "FIGURE websocket echo held "
+            + seconds
+            + " s while another member was stopped: "
+            + answered
+            + " of "
+            + messages
+            + " messages answered");
+    assertThat(answered).isEqualTo(messages);
+    client.close().await();
+  }
+
   @Test
   void aWebSocketOnlyPoolRefusesPlainRequestsWith426() throws Exception {
     TestMember a = member("a");

@@ -53,7 +53,7 @@ class SnapshotPublisherTest {
     assertThat(s.members()).isEqualTo(MEMBERS);
     assertThat(s.version()).isEqualTo(7);
     assertThat(s.slowStart()).isNull();
-    assertThat(s.panicThresholdPercent()).isNull();
+    assertThat(s.panicThresholdPercent()).isZero();
   }
 
   @Test
