@@ -14,6 +14,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -419,6 +420,9 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (in != null && in.isReadable()) {
       process();
     }
+    if (inputClosed && ex == null && !closing && (in == null || !in.isReadable())) {
+      closeSoon(); // the client sent nothing more and everything it sent is answered
+    }
   }
 
   /** The response broke off half-way: the client cannot be answered properly. */
@@ -490,6 +494,33 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
             });
     up.channel().closeFuture().addListener(f -> ctx.channel().close());
   }
+
+  /**
+   * The client half-closed: what it sent is answered, then the connection closes. A body cut off by
+   * it can never end: the request is given up as by a client that went away.
+   */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (!(evt instanceof ChannelInputShutdownEvent)) {
+      ctx.fireUserEventTriggered(evt);
+      return;
+    }
+    inputClosed = true;
+    if (tunnel) {
+      ctx.close();
+    } else if (readingBody) {
+      Http1Exchange e = ex;
+      ex = null;
+      if (e != null) {
+        e.abort(0, null);
+      }
+      closeSoon();
+    } else if (ex == null && (in == null || !in.isReadable())) {
+      closeSoon();
+    }
+  }
+
+  private boolean inputClosed;
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {

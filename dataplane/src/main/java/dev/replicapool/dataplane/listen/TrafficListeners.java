@@ -344,6 +344,8 @@ public final class TrafficListeners implements TableObserver {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
+        // A client that half-closes after its requests (nc -N, scripts) still gets its answers.
+        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(init);
   }
 
