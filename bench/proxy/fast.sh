@@ -4,7 +4,11 @@
 #   bench/proxy/fast.sh            ROUNDS=3 DURATION=5 CONNS=32 WARMUP=15
 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-5}; CONNS=${CONNS:-32}; WARMUP=${WARMUP:-15}
-# A heap bound a deployment would set: RSS under load is part of the result.
+# A heap bound a deployment would set: RSS under load is part of the result. PROFILE=1 records the
+# data plane with JFR during the rounds (bench/lib/jfr-top.py summarises it).
+if [ "${PROFILE:-0}" = 1 ]; then
+  export DP_JAVA_OPTS="${DP_JAVA_OPTS:-} -XX:StartFlightRecording=delay=$((WARMUP + 10))s,duration=40s,settings=profile,filename=$OUT/dataplane.jfr"
+fi
 export DP_HEAP=${DP_HEAP:--Xms64m -Xmx256m}
 RES="$OUT/fast.tsv"
 log "machine: $(machine)"
@@ -62,3 +66,7 @@ for x in ['dataplane', 'haproxy', 'nginx', 'direct']:
     print(f"{x:10s} {med(x,'req_s'):>8,.0f}  {med(x,'req_s')/h:8.2f}x  {med(x,'cpu_us_per_req'):10.1f}"
           f"  {med(x,'p50_ms',ms):6.2f}  {med(x,'p99_ms',ms):6.2f}  {med(x,'rss_mib'):7.0f}")
 PY
+if [ -f "$OUT/dataplane.jfr" ] || [ "${PROFILE:-0}" = 1 ]; then
+  stop_pid "$DP_PID"; sleep 1
+  [ -f "$OUT/dataplane.jfr" ] && python3 "$BENCH/lib/jfr-top.py" "$OUT/dataplane.jfr" 25 | tee "$OUT/profile.txt"
+fi
