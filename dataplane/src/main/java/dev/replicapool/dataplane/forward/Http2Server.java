@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -26,7 +25,7 @@ public final class Http2Server {
     long maxHeaderList = Math.max(fw.settings.maxHeaderSize(), 1024);
     p.addLast(
         "h2",
-        Http2FrameCodecBuilder.forServer()
+        H2StreamStateGuard.serverCodec()
             .initialSettings(
                 Http2Settings.defaultSettings()
                     .maxConcurrentStreams(1000)
@@ -39,6 +38,7 @@ public final class Http2Server {
             new ChannelInitializer<Http2StreamChannel>() {
               @Override
               protected void initChannel(Http2StreamChannel ch) {
+                ch.pipeline().addLast("stream-errors", H2StreamErrors.INSTANCE);
                 ch.pipeline().addLast("route", new H2StreamRouter(fw, dedicatedPool, tls));
               }
             }));
