@@ -13,9 +13,10 @@ import io.netty.handler.timeout.IdleStateHandler;
 
 /**
  * The HTTP/2 side of a client connection (h2 by ALPN on TLS ports, h2c with prior knowledge on
- * plain ones): Netty's frame codec and multiplexer, so framing, flow control and the protocol's
- * rules are Netty's; each stream gets an {@link H2StreamRouter} that routes it by its first HEADERS
- * frame.
+ * plain ones): Netty's frame codec and multiplexer, so framing, flow control and most of the
+ * protocol's rules are Netty's; {@link H2StreamStateGuard} adds the stream-state rules Netty does
+ * not apply. Each stream gets {@link H2StreamErrors}, then an {@link H2StreamRouter} that routes it
+ * by its first HEADERS frame.
  */
 public final class Http2Server {
   private Http2Server() {}
