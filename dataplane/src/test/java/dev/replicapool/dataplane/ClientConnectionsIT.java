@@ -76,6 +76,26 @@ class ClientConnectionsIT extends DataPlaneTestBase {
   }
 
   @Test
+  void aFirstLineThatIsNeitherTheHttp2PrefaceNorAnHttp1RequestLineIsNotAnswered() throws Exception {
+    startDataPlane();
+    servePool();
+    // RFC 9113 3.4: an invalid connection preface ends the connection (h2spec 3.5/2)
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      c.socket().getOutputStream().write("INVALID CONNECTION PREFACE\r\n\r\n".getBytes());
+      assertThat(c.closedByPeer()).as("closed without an answer").isTrue();
+    }
+    // an HTTP/1.x request line with a bad header is still answered, as is a later bad request
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      assertThat(c.send("GET / HTTP/1.1\r\nHost: " + HOST + "\r\nBad Header: x\r\n\r\n").status())
+          .isEqualTo(400);
+    }
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      assertThat(c.send(get("/", "")).status()).isEqualTo(200);
+      assertThat(c.send("NOT A REQUEST\r\n\r\n").status()).isEqualTo(400);
+    }
+  }
+
+  @Test
   void aConnectionWithoutARequestHeadIsClosedAtTheDeadlineFromAccept() throws Exception {
     startDataPlane(settings().withClientTimeouts(10, 300));
     servePool();

@@ -61,6 +61,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private Tunnels.Tunnel openTunnel;
   private String clientAddress;
   private boolean detecting;
+  private boolean firstHead = true;
   private long headerDeadline;
   private boolean timerPending;
   private boolean readPaused;
@@ -169,6 +170,22 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     return false;
   }
 
+  /** Does the first line of what is buffered end like an HTTP/1.x request line, " HTTP/d.d"? */
+  private static boolean http1RequestLine(ByteBuf buf) {
+    int eol = buf.indexOf(buf.readerIndex(), buf.writerIndex(), (byte) '\n');
+    int end = eol > buf.readerIndex() && buf.getByte(eol - 1) == '\r' ? eol - 1 : eol;
+    int v = end - 8;
+    if (eol < 0 || v <= buf.readerIndex() || buf.getByte(v - 1) != ' ') {
+      return false;
+    }
+    for (int i = 0; i < 5; i++) {
+      if (buf.getByte(v + i) != "HTTP/".charAt(i)) {
+        return false;
+      }
+    }
+    return buf.getByte(v + 6) == '.';
+  }
+
   /** Parses and starts the next request; false when more bytes are needed or it was refused. */
   private boolean startRequest() {
     int skip = 0;
@@ -200,6 +217,18 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       return false;
     }
     WireError bad = head.parse(in, len);
+    boolean first = firstHead;
+    firstHead = false;
+    if (bad != null && first && setup.h2cPreface() && !http1RequestLine(in)) {
+      // Neither the HTTP/2 preface nor an HTTP/1.x request: an invalid connection preface, which
+      // ends the connection without an answer (RFC 9113 3.4).
+      closing = true;
+      cancelHeaderTimer();
+      in.release();
+      in = null;
+      ctx.close();
+      return false;
+    }
     if (bad != null) {
       refuse(bad);
       return false;

@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -14,9 +13,10 @@ import io.netty.handler.timeout.IdleStateHandler;
 
 /**
  * The HTTP/2 side of a client connection (h2 by ALPN on TLS ports, h2c with prior knowledge on
- * plain ones): Netty's frame codec and multiplexer, so framing, flow control and the protocol's
- * rules are Netty's; each stream gets an {@link H2StreamRouter} that routes it by its first HEADERS
- * frame.
+ * plain ones): Netty's frame codec and multiplexer, so framing, flow control and most of the
+ * protocol's rules are Netty's; {@link H2StreamStateGuard} adds the stream-state rules Netty does
+ * not apply. Each stream gets {@link H2StreamErrors}, then an {@link H2StreamRouter} that routes it
+ * by its first HEADERS frame.
  */
 public final class Http2Server {
   private Http2Server() {}
@@ -26,7 +26,7 @@ public final class Http2Server {
     long maxHeaderList = Math.max(fw.settings.maxHeaderSize(), 1024);
     p.addLast(
         "h2",
-        Http2FrameCodecBuilder.forServer()
+        H2StreamStateGuard.serverCodec()
             .initialSettings(
                 Http2Settings.defaultSettings()
                     .maxConcurrentStreams(1000)
@@ -39,6 +39,7 @@ public final class Http2Server {
             new ChannelInitializer<Http2StreamChannel>() {
               @Override
               protected void initChannel(Http2StreamChannel ch) {
+                ch.pipeline().addLast("stream-errors", H2StreamErrors.INSTANCE);
                 ch.pipeline().addLast("route", new H2StreamRouter(fw, dedicatedPool, tls));
               }
             }));

@@ -1,0 +1,201 @@
+package dev.replicapool.dataplane.forward;
+
+import static io.netty.handler.codec.http2.Http2CodecUtil.FRAME_HEADER_LENGTH;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.DecoratingHttp2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2FrameTypes;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+import java.util.List;
+
+/**
+ * Looks at each client frame's header before Netty's decoder does, for the stream-state rules of
+ * RFC 9113 5.1 and 5.1.1 that Netty's codec does not apply: once a stream is gone from its
+ * connection Netty cannot tell a stream the client ended from one that was reset or one the client
+ * skipped, and answers all three with a stream error (and a second HEADERS on a stream the client
+ * ended with HEADERS alone with PROTOCOL_ERROR). Here:
+ *
+ * <ul>
+ *   <li>HEADERS or DATA on a stream the client ended (half-closed remote, or closed and not reset):
+ *       connection error STREAM_CLOSED;
+ *   <li>HEADERS or DATA on a stream id the client skipped before opening a higher one: connection
+ *       error PROTOCOL_ERROR;
+ *   <li>a stream either side reset stays Netty's (a stream error, or ignored): frames the client
+ *       sent before it saw our RST_STREAM may still come. The last {@value #RESETS} resets per
+ *       connection are remembered (RFC 9113 5.1 lets an endpoint bound that period), and the last
+ *       {@value #GAPS} runs of skipped ids.
+ * </ul>
+ *
+ * <p>Frames go to Netty's reader one at a time, so that its stream states are current at each
+ * header. One instance per connection, on its event loop.
+ */
+final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
+  static final int RESETS = 256;
+  static final int GAPS = 16;
+
+  private final Http2Connection connection;
+  private int payloadLeft = -1;
+  private boolean failed;
+  private int lastAdded = -1; // client stream ids are odd: the first gap would start at 1
+  private int[] resets;
+  private int resetCount;
+  private int[] gaps;
+  private int gapCount;
+
+  H2StreamStateGuard(Http2ConnectionDecoder delegate) {
+    super(delegate);
+    connection = delegate.connection();
+    connection.addListener(
+        new Http2ConnectionAdapter() {
+          @Override
+          public void onStreamAdded(Http2Stream stream) {
+            streamAdded(stream.id());
+          }
+
+          @Override
+          public void onStreamClosed(Http2Stream stream) {
+            if (stream.isResetSent()) {
+              reset(stream.id());
+            }
+          }
+        });
+  }
+
+  /** Netty's server codec builder, with this guard in front of its decoder. */
+  static Http2FrameCodecBuilder serverCodec() {
+    return new Http2FrameCodecBuilder() {
+      {
+        server(true);
+        gracefulShutdownTimeoutMillis(0); // as Http2FrameCodecBuilder.forServer()
+      }
+
+      @Override
+      protected Http2FrameCodec build(
+          Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
+        return super.build(new H2StreamStateGuard(decoder), encoder, settings);
+      }
+    };
+  }
+
+  @Override
+  public void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+      throws Http2Exception {
+    if (failed) {
+      super.decodeFrame(ctx, in, out); // the reader drops what follows a connection error
+      return;
+    }
+    while (true) {
+      int n;
+      if (payloadLeft >= 0) {
+        if (in.readableBytes() < payloadLeft) {
+          return; // the reader has this frame's header and waits for all of its payload
+        }
+        n = payloadLeft;
+        payloadLeft = -1;
+      } else {
+        if (in.readableBytes() < FRAME_HEADER_LENGTH) {
+          return;
+        }
+        int i = in.readerIndex();
+        int length = in.getUnsignedMedium(i);
+        check(in.getByte(i + 3), in.getInt(i + 5) & Integer.MAX_VALUE);
+        n = FRAME_HEADER_LENGTH + length;
+        if (in.readableBytes() < n) {
+          n = FRAME_HEADER_LENGTH; // so that the reader can refuse an oversized frame now
+          payloadLeft = length;
+        }
+      }
+      try {
+        super.decodeFrame(ctx, in.readSlice(n), out);
+      } catch (Http2Exception e) {
+        failed = !Http2Exception.isStreamError(e);
+        throw e;
+      }
+    }
+  }
+
+  private void check(byte type, int streamId) throws Http2Exception {
+    if (type == Http2FrameTypes.RST_STREAM && streamId != 0) {
+      reset(streamId);
+      return;
+    }
+    if ((type != Http2FrameTypes.HEADERS && type != Http2FrameTypes.DATA)
+        || !connection.remote().isValidStreamId(streamId)
+        || streamId > connection.remote().lastStreamCreated()) {
+      return; // a new stream, or one that never was: Netty's rules
+    }
+    Http2Stream s = connection.stream(streamId);
+    if (s != null) {
+      if (s.state().remoteSideOpen() || s.isResetSent()) {
+        return;
+      }
+      throw fail(
+          Http2Error.STREAM_CLOSED, "stream %d: a frame after the client ended it", streamId);
+    }
+    if (skipped(streamId)) {
+      throw fail(
+          Http2Error.PROTOCOL_ERROR,
+          "stream %d: a lower id than a stream the client opened before",
+          streamId);
+    }
+    if (!wasReset(streamId)) {
+      throw fail(
+          Http2Error.STREAM_CLOSED, "stream %d: a frame after the client ended it", streamId);
+    }
+  }
+
+  private Http2Exception fail(Http2Error error, String fmt, int streamId) {
+    failed = true;
+    return Http2Exception.connectionError(error, fmt, streamId);
+  }
+
+  private void streamAdded(int id) {
+    if (!connection.remote().isValidStreamId(id)) {
+      return;
+    }
+    if (id > lastAdded + 2) {
+      if (gaps == null) {
+        gaps = new int[GAPS * 2];
+      }
+      int slot = (gapCount++ % GAPS) * 2;
+      gaps[slot] = lastAdded + 2;
+      gaps[slot + 1] = id - 2;
+    }
+    lastAdded = Math.max(lastAdded, id);
+  }
+
+  private boolean skipped(int id) {
+    for (int i = 0, n = Math.min(gapCount, GAPS) * 2; i < n; i += 2) {
+      if (id >= gaps[i] && id <= gaps[i + 1]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void reset(int id) {
+    if (resets == null) {
+      resets = new int[RESETS];
+    }
+    resets[resetCount++ % RESETS] = id;
+  }
+
+  private boolean wasReset(int id) {
+    for (int i = 0, n = Math.min(resetCount, RESETS); i < n; i++) {
+      if (resets[i] == id) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

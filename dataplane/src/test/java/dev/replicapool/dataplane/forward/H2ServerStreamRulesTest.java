@@ -1,0 +1,291 @@
+package dev.replicapool.dataplane.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.DefaultChannelId;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrame;
+import io.netty.util.ReferenceCountUtil;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The client side's HTTP/2 codec as {@link Http2Server} sets it up (the stream-state guard before
+ * Netty's decoder, {@link H2StreamErrors} first on each stream), fed hand-made client frames. The
+ * stream handler answers a request once it has ended, resets it when its path is /reset, and closes
+ * its stream on any exception, as the real stream handlers do.
+ */
+class H2ServerStreamRulesTest {
+  static final int DATA = 0;
+  static final int HEADERS = 1;
+  static final int RST = 3;
+  static final int SETTINGS = 4;
+  static final int GOAWAY = 7;
+  static final int END_STREAM = 1;
+  static final int END_HEADERS = 4;
+
+  record Frame(int type, int flags, int stream, long error) {}
+
+  final List<Http2StreamFrame> received = new ArrayList<>();
+  final List<Throwable> connectionErrors = new ArrayList<>();
+  // A server channel as parent: the multiplexer tells servers from clients by it.
+  final EmbeddedChannel ch =
+      new EmbeddedChannel(
+          new LocalServerChannel(),
+          DefaultChannelId.newInstance(),
+          true,
+          false,
+          H2StreamStateGuard.serverCodec().build(),
+          new Http2MultiplexHandler(
+              new ChannelInitializer<Http2StreamChannel>() {
+                @Override
+                protected void initChannel(Http2StreamChannel c) {
+                  c.pipeline().addLast(H2StreamErrors.INSTANCE, new Responder());
+                }
+              }),
+          new ChannelInboundHandlerAdapter() {
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+              connectionErrors.add(cause); // the codec passes connection errors on, and closes
+            }
+          });
+
+  final class Responder extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      Http2StreamFrame f = (Http2StreamFrame) msg;
+      received.add(f);
+      boolean end = false;
+      if (f instanceof Http2HeadersFrame h) {
+        if ("/reset".contentEquals(h.headers().path() == null ? "" : h.headers().path())) {
+          ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.INTERNAL_ERROR));
+          return;
+        }
+        end = h.isEndStream();
+      } else if (f instanceof Http2DataFrame d) {
+        end = d.isEndStream();
+      }
+      ReferenceCountUtil.release(msg);
+      if (end) {
+        ctx.writeAndFlush(
+            new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("200"), true));
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+
+  // ---- client frames ---------------------------------------------------------------------------
+
+  static byte[] frame(int type, int flags, int stream, byte[] payload) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.write(payload.length >>> 16);
+    b.write(payload.length >>> 8);
+    b.write(payload.length);
+    b.write(type);
+    b.write(flags);
+    b.write(stream >>> 24);
+    b.write(stream >>> 16);
+    b.write(stream >>> 8);
+    b.write(stream);
+    b.writeBytes(payload);
+    return b.toByteArray();
+  }
+
+  /** GET {path} (HPACK: static table entries and literals without indexing), extra fields after. */
+  static byte[] request(String path, String... fields) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.writeBytes(new byte[] {(byte) 0x82, (byte) 0x86}); // :method GET, :scheme http
+    literal(b, ":path", path);
+    literal(b, ":authority", "localhost");
+    for (int i = 0; i < fields.length; i += 2) {
+      literal(b, fields[i], fields[i + 1]);
+    }
+    return b.toByteArray();
+  }
+
+  static void literal(ByteArrayOutputStream b, String name, String value) {
+    b.write(0);
+    b.write(name.length());
+    b.writeBytes(name.getBytes(StandardCharsets.US_ASCII));
+    b.write(value.length());
+    b.writeBytes(value.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  static byte[] headers(int stream, boolean end, String path, String... fields) {
+    return frame(HEADERS, END_HEADERS | (end ? END_STREAM : 0), stream, request(path, fields));
+  }
+
+  static byte[] data(int stream, boolean end, int length) {
+    return frame(DATA, end ? END_STREAM : 0, stream, new byte[length]);
+  }
+
+  static byte[] rst(int stream) {
+    return frame(RST, 0, stream, new byte[] {0, 0, 0, 8});
+  }
+
+  static byte[] preface() {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.writeBytes("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    b.writeBytes(frame(SETTINGS, 0, 0, new byte[0]));
+    return b.toByteArray();
+  }
+
+  /** Sends the bytes, in pieces of {@code piece} bytes, and returns the frames the server wrote. */
+  List<Frame> send(int piece, byte[]... parts) {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    for (byte[] p : parts) {
+      all.writeBytes(p);
+    }
+    byte[] bytes = all.toByteArray();
+    for (int i = 0; i < bytes.length && ch.isOpen(); i += piece) {
+      ch.writeInbound(Unpooled.wrappedBuffer(bytes, i, Math.min(piece, bytes.length - i)));
+      ch.runPendingTasks();
+    }
+    return written();
+  }
+
+  List<Frame> send(byte[]... parts) {
+    return send(Integer.MAX_VALUE, parts);
+  }
+
+  List<Frame> written() {
+    ch.runPendingTasks();
+    ByteBuf out = Unpooled.buffer();
+    Object o;
+    while ((o = ch.readOutbound()) != null) {
+      out.writeBytes((ByteBuf) o);
+      ((ByteBuf) o).release();
+    }
+    List<Frame> frames = new ArrayList<>();
+    while (out.readableBytes() >= 9) {
+      int len = out.readUnsignedMedium();
+      int type = out.readByte();
+      int flags = out.readByte();
+      int stream = out.readInt() & Integer.MAX_VALUE;
+      ByteBuf payload = out.readSlice(len);
+      long error = -1;
+      if (type == RST) {
+        error = payload.getUnsignedInt(0);
+      } else if (type == GOAWAY) {
+        error = payload.getUnsignedInt(4);
+      }
+      if (type != SETTINGS) {
+        frames.add(new Frame(type, flags, stream, error));
+      }
+    }
+    out.release();
+    return frames;
+  }
+
+  static Frame goAway(Http2Error e) {
+    return new Frame(GOAWAY, 0, 0, e.code());
+  }
+
+  static Frame reset(int stream, Http2Error e) {
+    return new Frame(RST, 0, stream, e.code());
+  }
+
+  static Frame response(int stream) {
+    return new Frame(HEADERS, END_STREAM | END_HEADERS, stream, -1);
+  }
+
+  // ---- the rules -------------------------------------------------------------------------------
+
+  @Test
+  void aRequestWithBodyAndTrailersIsServedEvenInOneBytePieces() {
+    List<Frame> out =
+        send(
+            1,
+            preface(),
+            headers(1, false, "/"),
+            data(1, false, 10),
+            frame(HEADERS, END_HEADERS | END_STREAM, 1, lit("grpc-status", "0")),
+            headers(3, true, "/"));
+    assertThat(out).containsExactly(response(1), response(3));
+    assertThat(received).hasSize(4);
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  @Test
+  void dataOnAStreamTheClientEndedIsAConnectionErrorStreamClosed() {
+    assertThat(send(preface(), headers(1, true, "/"), data(1, true, 4)))
+        .containsExactly(response(1), goAway(Http2Error.STREAM_CLOSED));
+    assertThat(ch.isOpen()).isFalse();
+    assertThat(connectionErrors).singleElement().asString().contains("after the client ended it");
+  }
+
+  @Test
+  void headersOnAClosedStreamIsAConnectionErrorStreamClosed() {
+    assertThat(send(preface(), headers(1, true, "/"))).containsExactly(response(1));
+    assertThat(send(headers(1, true, "/"))).containsExactly(goAway(Http2Error.STREAM_CLOSED));
+    assertThat(ch.isOpen()).isFalse();
+  }
+
+  @Test
+  void headersOnALowerIdTheClientSkippedIsAConnectionErrorProtocolError() {
+    assertThat(send(3, preface(), headers(5, true, "/"), headers(3, true, "/")))
+        .containsExactly(response(5), goAway(Http2Error.PROTOCOL_ERROR));
+    assertThat(ch.isOpen()).isFalse();
+  }
+
+  @Test
+  void framesAfterOurResetGetAStreamErrorAndTheConnectionLives() {
+    assertThat(send(preface(), headers(1, false, "/reset")))
+        .containsExactly(reset(1, Http2Error.INTERNAL_ERROR));
+    assertThat(send(data(1, false, 8), data(1, true, 8), headers(3, true, "/")))
+        .containsExactly(
+            reset(1, Http2Error.STREAM_CLOSED), reset(1, Http2Error.STREAM_CLOSED), response(3));
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  @Test
+  void headersAfterTheClientsResetGetAStreamError() {
+    assertThat(
+            send(
+                preface(),
+                headers(1, false, "/"),
+                rst(1),
+                headers(1, true, "/"),
+                headers(3, true, "/")))
+        .containsExactly(reset(1, Http2Error.STREAM_CLOSED), response(3));
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  @Test
+  void streamErrorsFoundByTheCodecResetWithTheirOwnCode() {
+    // content-length 10, 4 bytes of DATA: PROTOCOL_ERROR, not the CANCEL of a handler's close
+    assertThat(send(preface(), headers(1, false, "/", "content-length", "10"), data(1, true, 4)))
+        .containsExactly(reset(1, Http2Error.PROTOCOL_ERROR));
+    // a second HEADERS without END_STREAM
+    assertThat(send(headers(3, false, "/"), headers(3, false, "/")))
+        .containsExactly(reset(3, Http2Error.PROTOCOL_ERROR));
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  static byte[] lit(String name, String value) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    literal(b, name, value);
+    return b.toByteArray();
+  }
+}
