@@ -15,11 +15,11 @@ import org.slf4j.LoggerFactory;
  * has its sockets closed by the kernel, so a close the member did not announce is usually a crash,
  * seen long before the next probe is due.
  *
- * <p>Closes that are expected trigger nothing: the member announced it (an HTTP/1.x answer with
- * {@code Connection: close} or HTTP/1.0 without keep-alive, an HTTP/2 GOAWAY), the prober closes
- * the connection itself (the reset of a timed-out probe, an untracked member, shutdown), or the
- * connection was idle for about the client's own idle timeout. A member that closes connections by
- * design anyway (a short server idle timeout, say) would be probed twice as often; after {@value
+ * <p>Closes that are expected trigger nothing: the member announced it (an answer with {@code
+ * Connection: close}, an HTTP/2 GOAWAY), the prober closes the connection itself (the reset of a
+ * timed-out probe, an untracked member, shutdown), or the connection was idle for about the
+ * client's own idle timeout. A member that closes connections by design anyway (a short server idle
+ * timeout, an HTTP/1.0 server) would be probed twice as often; after {@value
  * #FALSE_ALARMS_BEFORE_BY_DESIGN} close-triggered probes in a row that passed, its closes are
  * ignored.
  *
