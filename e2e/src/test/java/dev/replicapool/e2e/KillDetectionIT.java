@@ -38,7 +38,9 @@ class KillDetectionIT {
   @AfterAll
   static void stop() {
     k.forEach(ReplicaProcess::close);
-    h.close();
+    if (h != null) {
+      h.close();
+    }
   }
 
   @Test
