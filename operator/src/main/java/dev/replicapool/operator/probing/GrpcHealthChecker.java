@@ -61,8 +61,8 @@ final class GrpcHealthChecker implements HealthChecker {
             .putHeader("user-agent", userAgent);
     HostAndPort authority = HttpHealthChecker.authority(spec);
     Buffer body = GrpcHealthMessages.request(spec.grpcService());
-    return done -> {
-      Run run = new Run();
+    return (events, done) -> {
+      Run run = new Run(events);
       client
           .request(options)
           .onComplete(
@@ -75,11 +75,13 @@ final class GrpcHealthChecker implements HealthChecker {
                 // Before any reset: without a handler Vert.x logs every reset at ERROR.
                 req.exceptionHandler(e -> {});
                 if (run.aborted) {
+                  events.resetting(req);
                   req.reset();
                   done.handle(CheckOutcome.failed(-1, "aborted", false));
                   return;
                 }
                 run.request = req;
+                events.sending(req);
                 if (authority != null) {
                   req.authority(authority);
                 }
@@ -89,7 +91,7 @@ final class GrpcHealthChecker implements HealthChecker {
                           if (r.failed()) {
                             done.handle(CheckOutcome.noResponse(r.cause()));
                           } else {
-                            onResponse(r.result(), done);
+                            onResponse(r.result(), events, done);
                           }
                         });
               });
@@ -97,7 +99,9 @@ final class GrpcHealthChecker implements HealthChecker {
     };
   }
 
-  private static void onResponse(HttpClientResponse resp, Handler<CheckOutcome> done) {
+  private static void onResponse(
+      HttpClientResponse resp, ConnectionEvents events, Handler<CheckOutcome> done) {
+    events.answered(resp);
     int code = resp.statusCode();
     resp.body()
         .onComplete(
@@ -155,13 +159,19 @@ final class GrpcHealthChecker implements HealthChecker {
 
   /** One check in flight. */
   private static final class Run implements Running {
+    final ConnectionEvents events;
     HttpClientRequest request;
     boolean aborted;
+
+    Run(ConnectionEvents events) {
+      this.events = events;
+    }
 
     @Override
     public void abort() {
       aborted = true;
       if (request != null) {
+        events.resetting(request);
         request.reset();
       }
     }

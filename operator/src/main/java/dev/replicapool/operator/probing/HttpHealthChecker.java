@@ -36,8 +36,8 @@ final class HttpHealthChecker implements HealthChecker {
             .setFollowRedirects(false)
             .putHeader("User-Agent", userAgent);
     HostAndPort authority = authority(spec);
-    return done -> {
-      Run run = new Run();
+    return (events, done) -> {
+      Run run = new Run(events);
       client
           .request(options)
           .onComplete(
@@ -50,16 +50,19 @@ final class HttpHealthChecker implements HealthChecker {
                 // Before any reset: without a handler Vert.x logs every reset at ERROR.
                 req.exceptionHandler(e -> {});
                 if (run.aborted) {
+                  events.resetting(req);
                   req.reset();
                   done.handle(CheckOutcome.failed(-1, "aborted", false));
                   return;
                 }
                 run.request = req;
+                events.sending(req);
                 if (authority != null) {
                   req.authority(authority);
                 }
                 req.send()
-                    .onComplete(r -> onResponse(r.failed() ? null : r.result(), r, spec, done));
+                    .onComplete(
+                        r -> onResponse(r.failed() ? null : r.result(), r, spec, events, done));
               });
       return run;
     };
@@ -69,11 +72,13 @@ final class HttpHealthChecker implements HealthChecker {
       HttpClientResponse resp,
       io.vertx.core.AsyncResult<HttpClientResponse> r,
       ProbeSpec spec,
+      ConnectionEvents events,
       Handler<CheckOutcome> done) {
     if (resp == null) {
       done.handle(CheckOutcome.noResponse(r.cause()));
       return;
     }
+    events.answered(resp);
     int code = resp.statusCode();
     resp.handler(DISCARD);
     resp.end()
@@ -119,13 +124,19 @@ final class HttpHealthChecker implements HealthChecker {
 
   /** One check in flight. */
   private static final class Run implements Running {
+    final ConnectionEvents events;
     HttpClientRequest request;
     boolean aborted;
+
+    Run(ConnectionEvents events) {
+      this.events = events;
+    }
 
     @Override
     public void abort() {
       aborted = true;
       if (request != null) {
+        events.resetting(request);
         request.reset();
       }
     }

@@ -47,6 +47,10 @@ import org.slf4j.LoggerFactory;
  *   <li>HTTP and gRPC checks keep their connection alive (one per member and TLS setting), so a
  *       probe costs one request, not a TCP handshake: 10,000 members at 1 s are 10,000 requests/s,
  *       not 10,000 connects/s. A TCP check is a connect each time.
+ *   <li>A kept-alive connection the member closes unexpectedly (the kernel closes the sockets of a
+ *       process that died) triggers a probe at once, so a crash is seen in milliseconds, not at the
+ *       next interval; {@link PeerCloseWatch} tells which closes count. A silent death (freeze,
+ *       partition) still takes interval + timeout.
  * </ul>
  *
  * <p>Scheduling is either a {@link Scheduling#WHEEL hashed timing wheel} driven by one Vert.x
@@ -137,6 +141,8 @@ public final class Prober implements AutoCloseable {
   private volatile boolean closed;
   private boolean warm;
   private final List<Target> waitingForWarmUp = new ArrayList<>();
+  private final PeerCloseWatch peerCloses =
+      new PeerCloseWatch(this::nowMillis, KEEP_ALIVE_SECONDS * 1000L);
 
   // Written on the event loop only; volatile for readers of stats().
   private volatile int inFlight;
@@ -403,6 +409,7 @@ public final class Prober implements AutoCloseable {
 
   private void stop(Target t) {
     t.active = false;
+    peerCloses.forget(t.closes);
     if (t.due != null) {
       t.due.cancel();
       t.due = null;
@@ -465,6 +472,7 @@ public final class Prober implements AutoCloseable {
     }
     p.running =
         t.check.start(
+            t.events,
             outcome -> {
               if (outcome.connectionKept()) {
                 t.connected = true;
@@ -515,11 +523,33 @@ public final class Prober implements AutoCloseable {
         t.connected = false; // no response: connection refused, reset or closed
       }
     }
+    if (p.closeTriggered) {
+      peerCloses.closeTriggeredProbeResult(t.closes, ok);
+    }
     try {
       listener.onResult(new ProbeResult(t.key, ok, latency, statusCode, error, Instant.now()));
     } catch (RuntimeException e) {
       LOG.warn("probe listener failed on {}", t.key, e);
     }
+  }
+
+  /** The member closed the probe connection unexpectedly: probe now. */
+  private void onPeerClosed(Target t) {
+    t.connected = false;
+    if (!t.active || closed || t.current != null) {
+      return; // a probe in flight reports the close itself
+    }
+    // Next turn of the event loop: the client's pool must evict the closed connection first, or
+    // the probe would be sent on it and fail though the member is fine.
+    context.runOnContext(
+        v -> {
+          if (t.current == null) {
+            fire(t);
+            if (t.current != null) {
+              t.current.closeTriggered = true;
+            }
+          }
+        });
   }
 
   private void release(Probe p) {
@@ -546,6 +576,9 @@ public final class Prober implements AutoCloseable {
     final long timeout;
     final HealthChecker.MemberCheck check;
 
+    final PeerCloseWatch.Member closes;
+    final HealthChecker.ConnectionEvents events;
+
     boolean active = true;
     boolean connected;
     Probe current;
@@ -560,6 +593,8 @@ public final class Prober implements AutoCloseable {
       this.spec = spec;
       this.interval = interval;
       this.timeout = timeout;
+      this.closes = new PeerCloseWatch.Member(key);
+      this.events = new PeerCloseEvents(peerCloses, closes, () -> onPeerClosed(this));
       int probedPort = spec.port() == null ? port : spec.port();
       this.check = checker(spec.type()).prepare(host, probedPort, spec, timeout);
     }
@@ -588,6 +623,7 @@ public final class Prober implements AutoCloseable {
     boolean reported;
     boolean released;
     boolean connecting;
+    boolean closeTriggered;
 
     Probe(Target target) {
       this.target = target;

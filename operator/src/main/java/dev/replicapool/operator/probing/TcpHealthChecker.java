@@ -28,7 +28,7 @@ final class TcpHealthChecker implements HealthChecker {
     int connectTimeout = (int) Math.min(Prober.CONNECT_TIMEOUT_MILLIS, timeoutMillis + 100);
     ConnectOptions options =
         new ConnectOptions().setHost(host).setPort(port).setTimeout(connectTimeout);
-    return done -> {
+    return (events, done) -> { // nothing kept to watch: a connect each time
       Run run = new Run();
       client
           .connect(options)
