@@ -186,6 +186,18 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     return buf.getByte(v + 6) == '.';
   }
 
+  /** Whether the first buffered line has at least two spaces, as a request line has. */
+  private static boolean threeParts(ByteBuf buf) {
+    int eol = buf.indexOf(buf.readerIndex(), buf.writerIndex(), (byte) '\n');
+    int spaces = 0;
+    for (int i = buf.readerIndex(); i < (eol < 0 ? buf.writerIndex() : eol); i++) {
+      if (buf.getByte(i) == ' ') {
+        spaces++;
+      }
+    }
+    return spaces >= 2;
+  }
+
   /** Parses and starts the next request; false when more bytes are needed or it was refused. */
   private boolean startRequest() {
     int skip = 0;
@@ -219,9 +231,10 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     WireError bad = head.parse(in, len);
     boolean first = firstHead;
     firstHead = false;
-    if (bad != null && first && setup.h2cPreface() && !http1RequestLine(in)) {
-      // Neither the HTTP/2 preface nor an HTTP/1.x request: an invalid connection preface, which
-      // ends the connection without an answer (RFC 9113 3.4).
+    if (bad != null && first && setup.h2cPreface() && !http1RequestLine(in) && threeParts(in)) {
+      // Three words that are neither the HTTP/2 preface nor an HTTP/1.x request line: an invalid
+      // connection preface, which ends the connection without an answer (RFC 9113 3.4). Shorter
+      // lines (an HTTP/0.9 request, say) still get their 400.
       closing = true;
       cancelHeaderTimer();
       in.release();
