@@ -158,6 +158,7 @@ class ProtocolsIT extends DataPlaneTestBase {
    * message of the held tunnel is answered. 5 s here; {@code -Dws.holdSeconds=60} for the figure.
    */
   @Test
+  @org.junit.jupiter.api.Timeout(value = 5, unit = TimeUnit.MINUTES) // with -Dws.holdSeconds=60
   void aWebSocketIsHeldWhileAnotherMemberIsKilled() throws Exception {
     AtomicInteger openAtA = new AtomicInteger();
     AtomicInteger openAtB = new AtomicInteger();

@@ -277,7 +277,7 @@ public final class LocalRunMain {
           curl -si -H 'Host: registry.local' http://127.0.0.1:%d/track/42     # lease-registered r1, r2
 
         gRPC (pool "grpc": k1-k3 on 127.0.0.1:18101-18103, data-plane port %d, checked with
-        grpc.health.v1.Health/Check; carrying gRPC needs a data plane that speaks HTTP/2 to members):
+        grpc.health.v1.Health/Check; balanced per RPC over one connection):
           grpcurl -plaintext 127.0.0.1:%d grpc.health.v1.Health/Check                      # through the data plane
           grpcurl -plaintext -d '{"service":"replicapool.sample.Tracking"}' 127.0.0.1:18101 grpc.health.v1.Health/Check
           grpc-health-probe -addr 127.0.0.1:18102                                           # one member directly
