@@ -32,6 +32,10 @@ import java.util.concurrent.TimeUnit;
  * {@code Via} and {@code X-Forwarded-*}; {@code grpc-timeout} bounds the whole call; a {@code
  * grpc-status} of UNAVAILABLE counts as the member's failure; a stream the member refused (or a
  * member that cannot be reached) is retried on another member, nothing having been processed.
+ *
+ * <p>Why one class of this size: both ends of one stream and its tries share one small state (the
+ * queued frames, the current member, whether the answer started), as {@link Http1Exchange} does for
+ * HTTP/1.x; the member's side is an inner class for that reason.
  */
 final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
   private final Forwarding fw;

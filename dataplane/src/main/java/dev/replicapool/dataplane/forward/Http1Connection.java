@@ -27,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * after each response. With h2c on, a connection that opens with the HTTP/2 preface is handed to
  * the HTTP/2 side instead.
  *
- * <p>One instance per connection, touched on its event loop only.
+ * <p>One instance per connection, touched on its event loop only. Why one class of this size: it is
+ * the state machine of one connection (head, body, pipelined bytes, tunnel, timers, drain), and
+ * each of its transitions reads the others' state; the byte work is in the wire package.
  */
 public final class Http1Connection extends ChannelInboundHandlerAdapter {
   /** What the listener decides per connection. */

@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * with the native transport one server socket per loop (SO_REUSEPORT, the kernel spreads
  * connections), else one socket whose connections are spread over the loops. A connection and its
  * member connections stay on one loop.
+ *
+ * <p>Why one class of this size: the three kinds of port follow the same table swap (prepare,
+ * abort, installed) and share the bind and drain code.
  */
 public final class TrafficListeners implements TableObserver {
   private static final Logger log = LoggerFactory.getLogger(TrafficListeners.class);
