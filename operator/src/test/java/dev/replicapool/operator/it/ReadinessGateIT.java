@@ -19,6 +19,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,20 +60,39 @@ class ReadinessGateIT {
     if (gated) {
       b.editSpec().addNewReadinessGate(RoutableGate.CONDITION_TYPE).endSpec();
     }
-    Pod created = h.client.pods().inNamespace(h.namespace).resource(b.build()).create();
-    // What a kubelet reports: containers ready; Ready itself waits for the gate when declared.
-    created.setStatus(
-        new PodStatusBuilder()
-            .withPhase("Running")
-            .withPodIP(ip)
-            .withConditions(
-                new PodConditionBuilder().withType("ContainersReady").withStatus("True").build(),
-                new PodConditionBuilder()
-                    .withType("Ready")
-                    .withStatus(gated ? "False" : "True")
-                    .build())
-            .build());
-    return h.client.pods().inNamespace(h.namespace).resource(created).updateStatus();
+    h.client.pods().inNamespace(h.namespace).resource(b.build()).create();
+    // What a kubelet reports: containers ready; Ready itself waits for the gate when declared. The
+    // operator may patch the gate in between, so the write keeps its condition and is retried on a
+    // conflict, as a kubelet's status manager does.
+    for (int attempt = 1; ; attempt++) {
+      Pod current = h.client.pods().inNamespace(h.namespace).withName(name).get();
+      var conditions =
+          new java.util.ArrayList<>(
+              List.of(
+                  new PodConditionBuilder().withType("ContainersReady").withStatus("True").build(),
+                  new PodConditionBuilder()
+                      .withType("Ready")
+                      .withStatus(gated ? "False" : "True")
+                      .build()));
+      if (current.getStatus() != null && current.getStatus().getConditions() != null) {
+        current.getStatus().getConditions().stream()
+            .filter(c -> RoutableGate.CONDITION_TYPE.equals(c.getType()))
+            .forEach(conditions::add);
+      }
+      current.setStatus(
+          new PodStatusBuilder()
+              .withPhase("Running")
+              .withPodIP(ip)
+              .withConditions(conditions)
+              .build());
+      try {
+        return h.client.pods().inNamespace(h.namespace).resource(current).updateStatus();
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt >= 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   static String gate(String pod) {
