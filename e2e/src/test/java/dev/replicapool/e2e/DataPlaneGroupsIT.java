@@ -18,6 +18,7 @@ import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.OnEventLoop;
+import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -191,12 +192,12 @@ class DataPlaneGroupsIT {
         .noneMatch(f -> f.contains("PRIVATE KEY"));
 
     // The pool moves to group b: it leaves a, reaches b, and b's stream now carries it.
-    h.pool("secure")
-        .edit(
-            p -> {
-              p.getSpec().dataPlaneGroups = List.of("b");
-              return p;
-            });
+    ReplicaPools.editSpec(
+        h.pool("secure"),
+        p -> {
+          p.getSpec().dataPlaneGroups = List.of("b");
+          return p;
+        });
     await().atMost(WAIT).until(() -> dpB.store().table().pool(key) != null);
     await().atMost(WAIT).until(() -> dpA.store().table().pool(key) == null);
     assertThat(status(dpA)).doesNotContain("secure");

@@ -8,6 +8,7 @@ import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.SlowStart;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
+import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -65,12 +66,12 @@ class ScenarioSlowStartIT {
     assertThat(effectiveWeight("k1")).as("members of the first snapshot: no ramp").isEqualTo(1.0);
 
     // Scale-up: k4 joins; it is Pending until its first probe passes, then it ramps.
-    h.pool("ramp")
-        .edit(
-            p -> {
-              p.getSpec().endpoints.add(new StaticEndpoint(k.get(3).host(), k.get(3).port()));
-              return p;
-            });
+    ReplicaPools.editSpec(
+        h.pool("ramp"),
+        p -> {
+          p.getSpec().endpoints.add(new StaticEndpoint(k.get(3).host(), k.get(3).port()));
+          return p;
+        });
     await()
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(10))

@@ -45,4 +45,22 @@ public final class ReplicaPools {
   public static String conditionMessage(ReplicaPool pool, String type) {
     return condition(pool, type).map(Condition::getMessage).orElse(null);
   }
+
+  /**
+   * Edits a pool's spec as a user's {@code kubectl edit} would, again on a conflict: the operator
+   * patches the pool's status meanwhile, which moves its resourceVersion under an edit.
+   */
+  public static ReplicaPool editSpec(
+      io.fabric8.kubernetes.client.dsl.Resource<ReplicaPool> pool,
+      java.util.function.UnaryOperator<ReplicaPool> change) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return pool.edit(change);
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt >= 5) {
+          throw e;
+        }
+      }
+    }
+  }
 }
