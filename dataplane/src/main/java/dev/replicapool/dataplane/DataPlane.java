@@ -70,6 +70,7 @@ public final class DataPlane {
             metrics::eventsFor);
     self[0] = store;
     ProxySettings p = config.proxy();
+    store.defaultIdleTimeoutMillis(p.upstreamIdleTimeoutMillis());
     VertxInternal vi = (VertxInternal) vertx;
     @SuppressWarnings("unchecked")
     MemberConnections.Dialer dialer =

@@ -23,4 +23,8 @@ public class Retry {
       "Also retry idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE) once on a 502 or 503.")
   @Default("false")
   public Boolean retryIdempotentOn5xx = false;
+
+  @JsonPropertyDescription("Bounds retries and hedges together to a share of the pool's requests.")
+  @Default("{}")
+  public RetryBudget budget = new RetryBudget();
 }

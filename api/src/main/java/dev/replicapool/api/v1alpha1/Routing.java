@@ -39,4 +39,24 @@ public class Routing {
   @Min(0)
   @Max(100)
   public Integer panicThresholdPercent = 0;
+
+  @JsonPropertyDescription("How long the data plane waits for this pool's members.")
+  public Timeouts timeouts;
+
+  @JsonPropertyDescription(
+      "Hedged requests: idempotent requests without a body get a second try on another member"
+          + " when the first has not answered within a delay; the first answer wins. Unset: off.")
+  public Hedging hedging;
+
+  @JsonPropertyDescription(
+      "At most this many requests in flight on one member from one data plane; when every"
+          + " member is full, requests wait in the queue. Unset or 0: no limit.")
+  @Min(0)
+  @Max(1_000_000)
+  public Integer maxRequestsPerMember;
+
+  @JsonPropertyDescription(
+      "Where requests wait for a free member when maxRequestsPerMember is reached. Unset: they"
+          + " get 503 at once.")
+  public RequestQueue queue;
 }

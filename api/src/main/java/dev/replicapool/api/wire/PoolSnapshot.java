@@ -2,10 +2,13 @@ package dev.replicapool.api.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.replicapool.api.v1alpha1.AdaptiveRouting;
+import dev.replicapool.api.v1alpha1.Hedging;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
+import dev.replicapool.api.v1alpha1.RequestQueue;
 import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.v1alpha1.SlowStart;
+import dev.replicapool.api.v1alpha1.Timeouts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -23,6 +26,10 @@ import java.util.regex.Pattern;
  * @param slowStart ramp of joining members' weights; null: off
  * @param panicThresholdPercent below this share of registered members routable, route to all of
  *     them; null or 0: off
+ * @param timeouts per-pool timeouts; null: the data plane's defaults
+ * @param hedging hedged requests; null: off
+ * @param maxRequestsPerMember in-flight limit per member and data plane; null or 0: none
+ * @param queue where requests wait for a member under the limit; null: no waiting
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSnapshot(
@@ -39,7 +46,48 @@ public record PoolSnapshot(
     String appProtocol,
     UpstreamTlsMaterial upstreamTls,
     SlowStart slowStart,
-    Integer panicThresholdPercent) {
+    Integer panicThresholdPercent,
+    Timeouts timeouts,
+    Hedging hedging,
+    Integer maxRequestsPerMember,
+    RequestQueue queue) {
+
+  /** A pool without per-pool request policies (timeouts, hedging, limits). */
+  public PoolSnapshot(
+      String pool,
+      long version,
+      RoutingPolicy policy,
+      AdaptiveRouting adaptive,
+      OutlierDetection outlierDetection,
+      Retry retry,
+      List<String> hosts,
+      Integer port,
+      TlsMaterial tls,
+      List<MemberSnapshot> members,
+      String appProtocol,
+      UpstreamTlsMaterial upstreamTls,
+      SlowStart slowStart,
+      Integer panicThresholdPercent) {
+    this(
+        pool,
+        version,
+        policy,
+        adaptive,
+        outlierDetection,
+        retry,
+        hosts,
+        port,
+        tls,
+        members,
+        appProtocol,
+        upstreamTls,
+        slowStart,
+        panicThresholdPercent,
+        null,
+        null,
+        null,
+        null);
+  }
 
   /** A plain-HTTP pool without slow start or panic routing. */
   public PoolSnapshot(
@@ -64,6 +112,10 @@ public record PoolSnapshot(
         port,
         tls,
         members,
+        null,
+        null,
+        null,
+        null,
         null,
         null,
         null,

@@ -43,6 +43,10 @@ import java.util.function.Supplier;
  *   <li>{@code replicapool_requests_seconds{pool,code}}: client requests by pool and status class;
  *   <li>{@code replicapool_upstream_seconds{pool,member,outcome}}: each try on a member, to its
  *       response headers or failure (outcome 2xx..5xx, connect_failure, reset, timeout);
+ *   <li>{@code replicapool_hedges_total{pool,outcome}} (sent, won, lost, failed, denied), {@code
+ *       replicapool_retry_budget_exhausted_total{pool}} (requests denied a retry or hedge), {@code
+ *       replicapool_queue_total{pool,outcome}} (queued, admitted, timeout, overflow), {@code
+ *       replicapool_queue_depth{pool}} (waiting now);
  *   <li>{@code replicapool_retries_total{pool,reason}}, {@code
  *       replicapool_ejections_total{pool,member}}, {@code replicapool_ejected_members{pool}};
  *   <li>{@code replicapool_member_inflight{pool,member}}, {@code
@@ -81,6 +85,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   // safely to the others, where a plain array would not.
   private final Map<String, AtomicReferenceArray<Timer>> requestTimers = new ConcurrentHashMap<>();
   private final Map<String, Counter> retryCounters = new ConcurrentHashMap<>();
+  private final Map<String, Counter> policyCounters = new ConcurrentHashMap<>();
 
   // Removing a meter costs microseconds, and a burst of snapshots can drop the timers and counters
   // of thousands of members: that runs here, in order, so that a table swap (and the ACK the
@@ -196,6 +201,45 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   }
 
   @Override
+  public void hedge(String pool, String outcome) {
+    policyCounter("replicapool.hedges", "Hedged tries of requests", pool, "outcome", outcome);
+  }
+
+  @Override
+  public void budgetExhausted(String pool) {
+    policyCounter(
+        "replicapool.retry.budget.exhausted",
+        "Requests denied a retry or hedge because the pool's retry budget was spent",
+        pool,
+        null,
+        null);
+  }
+
+  @Override
+  public void queue(String pool, String outcome) {
+    policyCounter(
+        "replicapool.queue",
+        "Requests that met every member at its in-flight limit",
+        pool,
+        "outcome",
+        outcome);
+  }
+
+  private void policyCounter(String name, String help, String pool, String tag, String value) {
+    policyCounters
+        .computeIfAbsent(
+            name + "\n" + pool + "\n" + value,
+            k -> {
+              Counter.Builder b = Counter.builder(name).description(help).tag("pool", pool);
+              if (tag != null) {
+                b.tag(tag, value);
+              }
+              return b.register(registry);
+            })
+        .increment();
+  }
+
+  @Override
   public void response(String pool, int status, long nanos) {
     int cls = Math.floorMod(status / 100, 10);
     AtomicReferenceArray<Timer> timers =
@@ -273,6 +317,11 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
               }
             }
             removeByPool(retryCounters, name);
+            for (String key : new ArrayList<>(policyCounters.keySet())) {
+              if (key.contains("\n" + name + "\n")) {
+                registry.remove(policyCounters.remove(key));
+              }
+            }
           }
         });
   }
@@ -303,6 +352,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     private static final String EJECTED = "replicapool_ejected_members";
     private static final String INFLIGHT = "replicapool_member_inflight";
     private static final String PANIC = "replicapool_panic";
+    private static final String QUEUE = "replicapool_queue_depth";
 
     @Override
     public MetricSnapshots collect() {
@@ -322,8 +372,15 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
           GaugeSnapshot.builder()
               .name(PANIC)
               .help("1 while too few members are routable and the pool routes to all of them");
+      GaugeSnapshot.Builder queue =
+          GaugeSnapshot.builder()
+              .name(QUEUE)
+              .help("Requests waiting for a member below the pool's in-flight limit");
       for (PoolRuntime p : table.get().sortedPools().values()) {
         Labels pool = Labels.of("pool", p.name());
+        if (p.requests().queue() != null) {
+          queue.dataPoint(point(p.requests().queue().depth(), pool));
+        }
         version.dataPoint(point(p.version(), pool));
         routable.dataPoint(point(p.router().routableCount(), pool));
         ejected.dataPoint(point(p.router().ejectedCount(), pool));
@@ -334,12 +391,17 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
         }
       }
       return MetricSnapshots.of(
-          version.build(), routable.build(), ejected.build(), inflight.build(), panic.build());
+          version.build(),
+          routable.build(),
+          ejected.build(),
+          inflight.build(),
+          panic.build(),
+          queue.build());
     }
 
     @Override
     public List<String> getPrometheusNames() {
-      return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC);
+      return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC, QUEUE);
     }
 
     private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, Labels labels) {

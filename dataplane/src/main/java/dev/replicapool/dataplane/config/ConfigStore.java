@@ -6,6 +6,7 @@ import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
+import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.routing.SlowStartRamp;
@@ -51,6 +52,7 @@ public final class ConfigStore implements SnapshotApplier {
   private final LongSupplier clock;
   private final Supplier<Random> randoms;
   private final Function<String, PoolRouter.Events> events;
+  private volatile long defaultIdleNanos = 30_000_000_000L;
   private final AtomicReference<RoutingTable> table = new AtomicReference<>(RoutingTable.EMPTY);
   private final List<TableObserver> observers = new CopyOnWriteArrayList<>();
   private volatile boolean firstApplied;
@@ -79,6 +81,11 @@ public final class ConfigStore implements SnapshotApplier {
   /** Ports of the data plane itself, known once its listeners are bound. */
   public void reservePorts(Set<Integer> ports) {
     this.reservedPorts = Set.copyOf(ports);
+  }
+
+  /** The idle timeout of pools that set none (the data plane's --upstream-timeout-ms). */
+  public void defaultIdleTimeoutMillis(long millis) {
+    this.defaultIdleNanos = millis * 1_000_000L;
   }
 
   public void addObserver(TableObserver observer) {
@@ -306,7 +313,17 @@ public final class ConfigStore implements SnapshotApplier {
         protocol.equals("https") || protocol.equals("kubernetes.io/wss")
             ? UpstreamTls.load(s.upstreamTls())
             : null;
+    RequestPolicy requests =
+        RequestPolicy.from(
+            s, previous == null ? null : previous.requests(), defaultIdleNanos, baseline, clock);
     return new PoolRuntime(
-        s, router, List.copyOf(hosts), s.port(), tls, RetryPolicy.from(s.retry()), upstreamTls);
+        s,
+        router,
+        List.copyOf(hosts),
+        s.port(),
+        tls,
+        RetryPolicy.from(s.retry()),
+        upstreamTls,
+        requests);
   }
 }

@@ -1,14 +1,16 @@
 package dev.replicapool.dataplane.config;
 
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.tls.TlsMaterials;
 import java.util.List;
 
 /**
  * One pool as the data plane serves it: the snapshot it came from, its router, the hosts and port
- * it answers on, its TLS material (null without TLS), its retry settings and how it speaks TLS to
- * its members (null for clear-text members). Immutable apart from the router's runtime state.
+ * it answers on, its TLS material (null without TLS), its retry settings, how it speaks TLS to its
+ * members (null for clear-text members) and what its requests are held to (timeouts, hedging,
+ * budget, limits). Immutable apart from the router's runtime state.
  */
 public record PoolRuntime(
     PoolSnapshot snapshot,
@@ -17,7 +19,8 @@ public record PoolRuntime(
     Integer port,
     TlsMaterials.Loaded tls,
     RetryPolicy retry,
-    UpstreamTls upstreamTls) {
+    UpstreamTls upstreamTls,
+    RequestPolicy requests) {
 
   public String name() {
     return snapshot.pool();

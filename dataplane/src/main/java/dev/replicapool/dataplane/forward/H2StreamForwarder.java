@@ -1,6 +1,8 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
@@ -29,15 +31,16 @@ import java.util.concurrent.TimeUnit;
  * onto a stream of the member's multiplexed connection as frames, the member's come back the same
  * way (trailers included), so each request is balanced on its own and flow control holds end to end
  * (a side's reads pause while the other cannot take more). The request's headers gain the proxy's
- * {@code Via} and {@code X-Forwarded-*}; {@code grpc-timeout} bounds the whole call; a {@code
- * grpc-status} of UNAVAILABLE counts as the member's failure; a stream the member refused (or a
- * member that cannot be reached) is retried on another member, nothing having been processed.
+ * {@code Via} and {@code X-Forwarded-*}; the pool's timeouts bound the call, its {@code
+ * grpc-timeout} too when shorter ({@link Deadlines}, one timer per stream); a {@code grpc-status}
+ * of UNAVAILABLE counts as the member's failure; a stream the member refused (or a member that
+ * cannot be reached) is retried on another member, nothing having been processed.
  *
  * <p>Why one class of this size: both ends of one stream and its tries share one small state (the
  * queued frames, the current member, whether the answer started), as {@link Http1Exchange} does for
  * HTTP/1.x; the member's side is an inner class for that reason.
  */
-final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
+final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements QueueSlot.Owner {
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final boolean tls;
@@ -54,7 +57,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
   private boolean grpc;
   private int status;
   private boolean done;
-  private ScheduledFuture<?> deadline;
+  private ScheduledFuture<?> timer;
+  private long timerAt;
+  private Deadlines deadlines;
+  private boolean bodyless;
+  private QueueSlot queueSlot;
   private String failure;
 
   H2StreamForwarder(Forwarding fw, PoolRuntime pool, boolean tls) {
@@ -127,10 +134,17 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     String method = in.method() == null ? "" : in.method().toString();
     boolean idempotent =
         grpc || method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
-    tries = new Tries(pool.retry(), idempotent, true);
-    long timeoutNanos = grpcTimeoutNanos(in.get("grpc-timeout"));
-    if (timeoutNanos > 0) {
-      deadline = ctx.executor().schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
+    bodyless = h.isEndStream();
+    tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless);
+    RequestPolicy rp = pool.requests();
+    deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    long grpcTimeout = grpcTimeoutNanos(in.get("grpc-timeout"));
+    if (grpcTimeout > 0) {
+      deadlines.shortenTo(start + grpcTimeout); // the call's own deadline wins when shorter
+    }
+    if (rp.queue() != null && rp.queue().busy()) {
+      waitForSlot();
+      return;
     }
     sendTry();
   }
@@ -138,13 +152,58 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
   private void sendTry() {
     Endpoint e = tries.next(pool.router());
     if (e == null) {
+      if (tries.noMember() == Tries.NoMember.ALL_FULL && tries.tried().isEmpty()) {
+        waitForSlot();
+        return;
+      }
       localAnswer(
           tries.tried().isEmpty() ? 503 : 502,
           failure != null ? failure : "no routable member in pool " + pool.name());
       return;
     }
+    startTry(e);
+  }
+
+  private void waitForSlot() {
+    queueSlot = new QueueSlot(fw, pool, ctx.executor(), this);
+    if (!queueSlot.enter()) {
+      queueSlot = null;
+      localAnswer(503, QueueSlot.fullMessage(pool));
+    }
+  }
+
+  @Override
+  public void slotMayBeFree() {
+    if (done) {
+      queueSlot.passOn();
+      return;
+    }
+    Endpoint e = tries.next(pool.router());
+    if (e == null && tries.noMember() == Tries.NoMember.ALL_FULL) {
+      queueSlot.stayInFront();
+      return;
+    }
+    queueSlot.admitted();
+    queueSlot = null;
+    if (e == null) {
+      localAnswer(503, "no routable member in pool " + pool.name());
+    } else {
+      startTry(e);
+    }
+  }
+
+  @Override
+  public void queueTimedOut(String message) {
+    if (!done) {
+      localAnswer(503, message);
+    }
+  }
+
+  private void startTry(Endpoint e) {
     current = e;
     attemptStart = fw.clock.getAsLong();
+    deadlines.trySent(attemptStart);
+    armTimer();
     fw.h2Connections(ctx.channel().eventLoop())
         .openStream(
             pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address(),
@@ -155,11 +214,18 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
             new H2MemberConnections.StreamListener() {
               @Override
               public void opened(Http2StreamChannel stream) {
-                streamOpened(stream);
+                if (current != e) {
+                  stream.close(); // the stream came after its try was given up
+                } else {
+                  streamOpened(stream);
+                }
               }
 
               @Override
               public void failed(Throwable cause) {
+                if (current != e) {
+                  return;
+                }
                 tryFailed(
                     "member " + e.address() + " of pool " + pool.name() + " is unreachable",
                     "connect_failure");
@@ -241,11 +307,95 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     finish(499);
   }
 
-  private void deadlinePassed() {
-    deadline = null;
+  // ---- timeouts ------------------------------------------------------------------------------
+
+  /** One timer per stream, re-armed lazily as in {@link Http1Exchange}. */
+  private void armTimer() {
+    long next = deadlines.nextCheck();
+    if (next == Long.MAX_VALUE || (timer != null && timerAt - next <= 0)) {
+      return;
+    }
+    if (timer != null) {
+      timer.cancel(false);
+    }
+    timerAt = next;
+    long delay = Math.max(0, next - fw.clock.getAsLong());
+    timer = ctx.executor().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
+  }
+
+  private void timerFired() {
+    timer = null;
     if (done) {
       return;
     }
+    switch (deadlines.due(fw.clock.getAsLong())) {
+      case REQUEST -> deadlinePassed();
+      case TRY -> tryTimedOut();
+      case IDLE -> memberSilent();
+      case HEDGE, NONE -> {}
+    }
+    if (!done) {
+      armTimer();
+    }
+  }
+
+  /** No response headers within the pool's per-try timeout. */
+  private void tryTimedOut() {
+    Endpoint e = current;
+    memberFailed("timeout");
+    cancelUpstream();
+    endAttempt();
+    String why =
+        "member "
+            + e.address()
+            + " of pool "
+            + pool.name()
+            + " did not answer within "
+            + pool.requests().perTryNanos() / 1_000_000L
+            + " ms";
+    failure = why;
+    if (tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
+      fw.observer.retry(pool.name(), "timeout");
+      attemptCounted = false;
+      sendTry();
+    } else {
+      timeoutAnswer(why);
+    }
+  }
+
+  /** The member went silent mid-exchange for the idle timeout. */
+  private void memberSilent() {
+    memberFailed("timeout");
+    cancelUpstream();
+    endAttempt();
+    if (responseStarted) {
+      resetClient(Http2Error.CANCEL);
+    } else {
+      timeoutAnswer("member of pool " + pool.name() + " did not answer in time");
+    }
+  }
+
+  private void cancelUpstream() {
+    if (upstream != null) {
+      upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
+      upstream = null;
+    }
+  }
+
+  /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
+  private void timeoutAnswer(String why) {
+    if (grpc) {
+      Http2Headers t = new DefaultHttp2Headers();
+      t.status("200").set("content-type", "application/grpc");
+      t.set("grpc-status", "4").set("grpc-message", why);
+      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(t, true));
+      finish(504);
+    } else {
+      localAnswer(504, why);
+    }
+  }
+
+  private void deadlinePassed() {
     Endpoint e = current;
     long nanos = endAttempt();
     if (e != null) {
@@ -256,6 +406,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     }
     if (responseStarted && !grpc) {
       resetClient(Http2Error.CANCEL);
+      return;
+    }
+    if (!grpc) {
+      long ms = pool.requests().requestNanos() / 1_000_000L;
+      localAnswer(
+          504,
+          "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
       return;
     }
     Http2Headers t = new DefaultHttp2Headers();
@@ -271,10 +428,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
   private final class MemberSide extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext m, Object msg) {
-      if (done) {
-        ReferenceCountUtil.release(msg);
+      if (done || m.channel() != upstream) {
+        ReferenceCountUtil.release(msg); // ended, or a given-up try's stream
         return;
       }
+      deadlines.activity(fw.clock.getAsLong());
       if (msg instanceof Http2ResetFrame r) {
         if (!responseStarted && r.errorCode() == Http2Error.REFUSED_STREAM.code()) {
           tryFailed("member " + current.address() + " refused the stream", "reset");
@@ -290,6 +448,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
       if (msg instanceof Http2HeadersFrame h) {
         if (!responseStarted) {
           responseStarted = true;
+          long now = fw.clock.getAsLong();
+          deadlines.headReceived(now);
+          pool.requests().latencies().record(now - attemptStart);
           CharSequence s = h.headers().status();
           status = s == null ? 502 : Integer.parseInt(s.toString());
           if (!(h.isEndStream() && grpcUnavailable(h.headers()))) {
@@ -327,8 +488,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext m) {
-      if (done) {
-        return;
+      if (done || m.channel() != upstream) {
+        return; // ended, or a given-up try's stream
       }
       if (!responseStarted) {
         tryFailed(
@@ -418,7 +579,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     if (e == null) {
       return 0;
     }
-    e.release();
+    pool.requests().released(e);
     current = null;
     return fw.clock.getAsLong() - attemptStart;
   }
@@ -428,8 +589,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
       return;
     }
     done = true;
-    if (deadline != null) {
-      deadline.cancel(false);
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+    if (queueSlot != null) {
+      queueSlot.leave();
     }
     Http2StreamFrame f;
     while ((f = queued.poll()) != null) {

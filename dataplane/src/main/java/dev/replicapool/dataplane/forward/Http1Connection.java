@@ -295,11 +295,17 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
             head.method().idempotent,
             head.bodyless(),
             head.method() == RequestHead.Method.HEAD,
+            pool.requests().hedging() == null ? null : hedgeMethod(head),
             head.upgrade(),
             closeAfterThis,
             sentContinue,
             resp);
     ex.start();
+  }
+
+  private static String hedgeMethod(RequestHead head) {
+    RequestHead.Method m = head.method();
+    return m == RequestHead.Method.OTHER ? head.methodName() : m.name();
   }
 
   private boolean closeAfterThis;

@@ -1,6 +1,9 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.policy.AdmissionQueue;
+import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H1OverH2;
@@ -15,20 +18,22 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it:
  * picks the member, takes a kept-alive connection to it (or opens one), writes the head the proxy
  * prepared and passes the body through, then reads the member's response head once and passes its
- * body through as bytes. Retries follow {@link Tries}. Touched on the client's event loop only (the
- * member connection is on the same loop).
+ * body through as bytes. Retries and hedges follow {@link Tries}, the timeouts {@link Deadlines}
+ * (one timer per exchange), a pool's in-flight limit its {@link AdmissionQueue}. Touched on the
+ * client's event loop only (the member connections are on the same loop).
  *
  * <p>Why one class for both directions: the decisions of one direction depend on the other (a
  * response before the body ended, a reset before any answer), and keeping them in one place keeps
  * "why was this retried" to one answer. The byte handling itself lives in the wire package.
  */
-final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectListener {
+final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private static final int MAX_RESPONSE_HEAD = 64 * 1024;
   private static final int HOLD_LIMIT = 64 * 1024;
   private static final int COALESCE = 2048;
@@ -69,7 +74,15 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
   private int status;
   private boolean finished;
   private ScheduledFuture<?> timer;
-  private long lastMemberActivity;
+  private long timerAt;
+  private final Deadlines deadlines;
+
+  /** Hedges in flight, oldest first; null when the request is not hedged. */
+  private ArrayList<HedgeTry> hedges;
+
+  /** Its place in the pool's queue while every member is full; null otherwise. */
+  private QueueSlot queueSlot;
+
   private String failureMessage;
   private int failureStatus = 502;
 
@@ -81,6 +94,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       boolean idempotent,
       boolean bodyless,
       boolean headRequest,
+      String hedgeMethod,
       boolean upgrade,
       boolean closeAfter,
       boolean sentContinue,
@@ -90,8 +104,14 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     this.pool = pool;
     this.head = head;
     this.bodyless = bodyless;
-    this.tries = new Tries(pool.retry(), idempotent, bodyless);
+    this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless);
     this.startNanos = fw.clock.getAsLong();
+    RequestPolicy rp = pool.requests();
+    this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    if (!upgrade && hedgeMethod != null && tries.hedgeable(hedgeMethod)) {
+      hedges = new ArrayList<>(2);
+      deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
+    }
     this.headRequest = headRequest;
     this.upgrade = upgrade;
     this.requestEnded = bodyless;
@@ -103,23 +123,52 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
   // ---- request side --------------------------------------------------------------------------
 
   void start() {
+    AdmissionQueue q = pool.requests().queue();
+    if (q != null && q.busy()) {
+      // Others wait for a slot already: this request queues behind them.
+      if (!waitForSlot()) {
+        answer(503, QueueSlot.fullMessage(pool));
+      }
+      return;
+    }
     sendTry();
   }
 
   private void sendTry() {
     Endpoint e = tries.next(pool.router());
     if (e == null) {
-      if (held != null) {
-        sendHeld();
-      } else if (tries.tried().isEmpty()) {
-        answer(503, "no routable member in pool " + pool.name());
-      } else {
-        answer(failureStatus, failureMessage);
-      }
+      noMemberForTry();
       return;
     }
+    startTry(e);
+  }
+
+  private void startTry(Endpoint e) {
     current = e;
     attemptStart = fw.clock.getAsLong();
+    deadlines.trySent(attemptStart);
+    armTimer();
+    open(e, new PrimaryConnect(e));
+  }
+
+  private void noMemberForTry() {
+    boolean full = tries.noMember() == Tries.NoMember.ALL_FULL;
+    if (full && tries.tried().isEmpty()) {
+      if (waitForSlot()) {
+        return;
+      }
+      answer(503, QueueSlot.fullMessage(pool));
+    } else if (held != null) {
+      sendHeld();
+    } else if (tries.tried().isEmpty()) {
+      answer(503, "no routable member in pool " + pool.name());
+    } else {
+      answer(failureStatus, failureMessage);
+    }
+  }
+
+  /** Opens (or takes a kept-alive) connection to {@code e} for one try or hedge. */
+  private void open(Endpoint e, MemberConnections.ConnectListener l) {
     if (pool.http2Members()) {
       // An HTTP/1.1 request to members that speak HTTP/2 only: a stream of its own.
       H1Upstream oneShot = H1Upstream.oneShot();
@@ -133,12 +182,12 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
               new H2MemberConnections.StreamListener() {
                 @Override
                 public void opened(Http2StreamChannel stream) {
-                  connected(oneShot);
+                  l.connected(oneShot);
                 }
 
                 @Override
                 public void failed(Throwable cause) {
-                  Http1Exchange.this.failed(cause);
+                  l.failed(cause);
                 }
               });
       return;
@@ -147,9 +196,34 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     String key = memberKey(e);
     H1Upstream c = conns.poll(key);
     if (c != null) {
-      connected(c);
+      l.connected(c);
     } else {
-      conns.connect(key, e.host(), e.port(), pool.upstreamTls(), this);
+      conns.connect(key, e.host(), e.port(), pool.upstreamTls(), l);
+    }
+  }
+
+  /** The connection of the try in front; one that comes after its try was given up is not used. */
+  private final class PrimaryConnect implements MemberConnections.ConnectListener {
+    private final Endpoint member;
+
+    PrimaryConnect(Endpoint member) {
+      this.member = member;
+    }
+
+    @Override
+    public void connected(H1Upstream c) {
+      if (finished || current != member || upstream != null) {
+        c.release(); // given up meanwhile: nothing was written
+        return;
+      }
+      Http1Exchange.this.connected(c);
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+      if (!finished && current == member && upstream == null) {
+        Http1Exchange.this.failed(cause);
+      }
     }
   }
 
@@ -158,17 +232,11 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     return pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address();
   }
 
-  @Override
-  public void connected(H1Upstream c) {
-    if (finished) {
-      c.release(); // the client's side gave up meanwhile: nothing was written
-      return;
-    }
+  private void connected(H1Upstream c) {
     upstream = c;
     upstreamDirty = false;
     c.attach(this);
-    lastMemberActivity = System.nanoTime();
-    armTimer();
+    deadlines.activity(fw.clock.getAsLong());
     c.channel().write(bodyless ? head.retainedDuplicate() : head, c.channel().voidPromise());
     if (!bodyless) {
       head = null; // a body follows: never retried, nothing to keep
@@ -185,18 +253,16 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     c.channel().flush();
   }
 
-  @Override
-  public void failed(Throwable cause) {
+  private void failed(Throwable cause) {
     long nanos = endAttempt();
-    if (finished) {
-      return;
-    }
     Endpoint e = lastTried();
     pool.router().failure(e, nanos);
     fw.observer.attempt(pool.name(), e, "connect_failure", nanos);
     failureStatus = 502;
     failureMessage = "member " + e.address() + " of pool " + pool.name() + " is unreachable";
-    if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
+    if (hedgesInFlight()) {
+      frontIsHedge();
+    } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
       fw.observer.retry(pool.name(), "connect_failure");
       sendTry();
     } else if (held != null) {
@@ -278,7 +344,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
 
   @Override
   public void memberBytes(ByteBuf buf) {
-    lastMemberActivity = System.nanoTime();
+    deadlines.activity(fw.clock.getAsLong());
     if (responseHeadDone) {
       body(buf);
       return;
@@ -334,7 +400,11 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     responseHeadDone = true;
     status = resp.status();
     Endpoint e = current;
-    long nanos = fw.clock.getAsLong() - attemptStart;
+    long now = fw.clock.getAsLong();
+    long nanos = now - attemptStart;
+    deadlines.headReceived(now);
+    cancelHedges("lost");
+    pool.requests().latencies().record(nanos);
     if (status >= 500) {
       pool.router().failure(e, nanos);
     } else {
@@ -519,8 +589,11 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     if (holding) {
       holding = false;
       releaseUpstream();
+      if (!tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
+        sendHeld(); // the budget is spent: the member's answer goes out as it came
+        return;
+      }
       fw.observer.retry(pool.name(), "status_" + status);
-      tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER);
       resetResponse();
       // the held answer goes out if no other member can take the request
       sendTryAgain();
@@ -544,6 +617,14 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       return;
     }
     sendTry();
+  }
+
+  /** Drops what a given-up try sent of an answer's head. */
+  private void releaseResponseBytes() {
+    if (respIn != null) {
+      respIn.release();
+      respIn = null;
+    }
   }
 
   private void resetResponse() {
@@ -600,6 +681,11 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       sendHeld();
       return;
     }
+    releaseResponseBytes();
+    if (hedgesInFlight()) {
+      frontIsHedge();
+      return;
+    }
     if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
       resetResponse();
       fw.observer.retry(pool.name(), "reset");
@@ -629,25 +715,97 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
 
   /** One timer per exchange, re-armed lazily: a busy member connection costs no timer churn. */
   private void armTimer() {
-    if (timer == null) {
-      long ms = fw.settings.upstreamIdleTimeoutMillis();
-      timer = client.eventLoop().schedule(this::timerFired, ms, TimeUnit.MILLISECONDS);
+    long next = deadlines.nextCheck();
+    if (next == Long.MAX_VALUE || (timer != null && timerAt - next <= 0)) {
+      return; // nothing can fall due, or an earlier look is scheduled and re-arms
     }
+    if (timer != null) {
+      timer.cancel(false);
+    }
+    timerAt = next;
+    long delay = Math.max(0, next - fw.clock.getAsLong());
+    timer = client.eventLoop().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
   }
 
   private void timerFired() {
     timer = null;
-    if (finished || upstream == null) {
+    if (finished) {
       return;
     }
-    long idleNanos = System.nanoTime() - lastMemberActivity;
-    long limit = TimeUnit.MILLISECONDS.toNanos(fw.settings.upstreamIdleTimeoutMillis());
-    if (idleNanos < limit) {
-      timer =
-          client.eventLoop().schedule(this::timerFired, limit - idleNanos, TimeUnit.NANOSECONDS);
-      return;
+    long now = fw.clock.getAsLong();
+    switch (deadlines.due(now)) {
+      case REQUEST -> requestTimedOut();
+      case TRY -> tryTimedOut(now);
+      case IDLE -> idleTimedOut();
+      case HEDGE -> sendHedge(now);
+      case NONE -> {}
     }
+    if (!finished) {
+      armTimer();
+    }
+  }
+
+  private void requestTimedOut() {
     Endpoint e = current;
+    long nanos = endAttempt();
+    dropUpstream();
+    if (e != null) {
+      pool.router().failure(e, nanos);
+      fw.observer.attempt(pool.name(), e, "timeout", nanos);
+    }
+    if (responseStarted) {
+      finish(status);
+      client.brokenResponse();
+    } else {
+      long ms = pool.requests().requestNanos() / 1_000_000L;
+      answer(
+          504,
+          "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
+    }
+  }
+
+  /** The try in front had no answer's head within the per-try timeout. */
+  private void tryTimedOut(long now) {
+    long ms = pool.requests().perTryNanos() / 1_000_000L;
+    Endpoint e = current;
+    if (e == null) {
+      // A hedge is in front (the first try is gone already): it is given up on.
+      HedgeTry h = hedges.remove(0);
+      h.cancel();
+      hedgeEnded(h, "timeout", now - h.sentAt, true);
+      e = h.member;
+    } else {
+      long nanos = endAttempt();
+      dropUpstream();
+      releaseResponseBytes();
+      pool.router().failure(e, nanos);
+      fw.observer.attempt(pool.name(), e, "timeout", nanos);
+    }
+    failureStatus = 504;
+    failureMessage =
+        "member "
+            + e.address()
+            + " of pool "
+            + pool.name()
+            + " did not answer within "
+            + ms
+            + " ms";
+    if (hedgesInFlight()) {
+      frontIsHedge();
+    } else if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
+      resetResponse();
+      fw.observer.retry(pool.name(), "timeout");
+      sendTry();
+    } else {
+      answer(504, failureMessage);
+    }
+  }
+
+  private void idleTimedOut() {
+    Endpoint e = current;
+    if (e == null) {
+      return; // only hedges are out: the per-try timeout covers them
+    }
     long nanos = endAttempt();
     dropUpstream();
     pool.router().failure(e, nanos);
@@ -664,6 +822,148 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     if (timer != null) {
       timer.cancel(false);
       timer = null;
+    }
+  }
+
+  // ---- hedges --------------------------------------------------------------------------------
+
+  private void sendHedge(long now) {
+    if (pool.router().routableCount() <= tries.tried().size()) {
+      deadlines.stopHedging(); // no member left to hedge on
+      return;
+    }
+    if (!tries.mayHedge()) {
+      deadlines.stopHedging();
+      fw.observer.hedge(pool.name(), "denied");
+      return;
+    }
+    Endpoint e = tries.next(pool.router());
+    if (e == null) {
+      deadlines.stopHedging();
+      return;
+    }
+    HedgeTry h = new HedgeTry(this, e, now);
+    hedges.add(h);
+    deadlines.hedgeSent(now);
+    fw.observer.hedge(pool.name(), "sent");
+    open(e, h);
+  }
+
+  /** The head a hedge sends: the same bytes as the first try's. */
+  ByteBuf headForHedge() {
+    return head.retainedDuplicate();
+  }
+
+  private boolean hedgesInFlight() {
+    return hedges != null && !hedges.isEmpty();
+  }
+
+  /** The try in front is gone; the oldest hedge is now the one the per-try timeout watches. */
+  private void frontIsHedge() {
+    deadlines.frontReplaced(hedges.get(0).sentAt);
+  }
+
+  /** A hedge has a complete answer's head first: the exchange goes on with it. */
+  void hedgeAnswered(HedgeTry h) {
+    hedges.remove(h);
+    if (finished || responseHeadDone) {
+      h.cancel();
+      hedgeEnded(h, "cancelled", fw.clock.getAsLong() - h.sentAt, false);
+      return;
+    }
+    Endpoint slow = current;
+    if (slow != null) {
+      long nanos = endAttempt();
+      dropUpstream();
+      releaseResponseBytes();
+      fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
+    }
+    fw.observer.hedge(pool.name(), "won");
+    current = h.member;
+    attemptStart = h.sentAt;
+    upstream = h.adopt(this);
+    upstreamDirty = false;
+    memberBytes(h.takeReceived());
+  }
+
+  /** A hedge's connection failed or broke before any answer. */
+  void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
+    if (!hedges.remove(h)) {
+      return;
+    }
+    hedgeEnded(h, label, fw.clock.getAsLong() - h.sentAt, true);
+    fw.observer.hedge(pool.name(), "failed");
+    if (finished || current != null || responseHeadDone) {
+      return;
+    }
+    if (hedgesInFlight()) {
+      frontIsHedge();
+      return;
+    }
+    // It was the last try out.
+    failureStatus = 502;
+    failureMessage = "member " + h.member.address() + " of pool " + pool.name() + " failed";
+    if (tries.shouldRetry(outcome)) {
+      resetResponse();
+      fw.observer.retry(pool.name(), label);
+      sendTry();
+    } else {
+      answer(502, failureMessage);
+    }
+  }
+
+  private void hedgeEnded(HedgeTry h, String outcome, long nanos, boolean memberFailed) {
+    pool.requests().released(h.member);
+    if (memberFailed) {
+      pool.router().failure(h.member, nanos);
+    }
+    fw.observer.attempt(pool.name(), h.member, outcome, nanos);
+  }
+
+  private void cancelHedges(String outcome) {
+    if (!hedgesInFlight()) {
+      return;
+    }
+    long now = fw.clock.getAsLong();
+    for (HedgeTry h : hedges) {
+      h.cancel();
+      hedgeEnded(h, "cancelled", now - h.sentAt, false);
+      fw.observer.hedge(pool.name(), outcome);
+    }
+    hedges.clear();
+  }
+
+  // ---- the in-flight limit ----------------------------------------------------------------------
+
+  private boolean waitForSlot() {
+    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), this);
+    return queueSlot.enter();
+  }
+
+  @Override
+  public void slotMayBeFree() {
+    if (finished) {
+      queueSlot.passOn();
+      return;
+    }
+    Endpoint e = tries.next(pool.router());
+    if (e == null && tries.noMember() == Tries.NoMember.ALL_FULL) {
+      queueSlot.stayInFront();
+      return;
+    }
+    queueSlot.admitted();
+    queueSlot = null;
+    if (e == null) {
+      noMemberForTry();
+    } else {
+      startTry(e);
+    }
+  }
+
+  @Override
+  public void queueTimedOut(String message) {
+    if (!finished) {
+      answer(503, message);
     }
   }
 
@@ -684,7 +984,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     if (e == null) {
       return 0;
     }
-    e.release();
+    pool.requests().released(e);
     current = null;
     lastTried = e;
     return fw.clock.getAsLong() - attemptStart;
@@ -723,6 +1023,10 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     }
     finished = true;
     cancelTimer();
+    cancelHedges("lost");
+    if (queueSlot != null) {
+      queueSlot.leave();
+    }
     if (head != null) {
       head.release();
       head = null;
@@ -746,6 +1050,9 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     if (deferred != null) {
       deferred.release();
       deferred = null;
+    }
+    if (tries.budgetDenials() > 0) {
+      fw.observer.budgetExhausted(pool.name());
     }
     fw.observer.response(pool.name(), status, fw.clock.getAsLong() - startNanos);
   }

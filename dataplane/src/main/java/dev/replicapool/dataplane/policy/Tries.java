@@ -9,9 +9,11 @@ import java.util.List;
 /**
  * The tries of one request and the one place that decides whether another try follows. A request
  * that never reached a member (connect failure) may always go elsewhere; one whose connection broke
- * before any answer only when it is idempotent and carried no body (the member may have acted on
- * it, but doing it twice is harmless); a 502/503 answer once, for the same requests, when the pool
- * allows it. Every retry goes to a member not tried yet. Plain code, no I/O.
+ * or whose try timed out before any answer only when it is idempotent and carried no body (the
+ * member may have acted on it, but doing it twice is harmless); a 502/503 answer once, for the same
+ * requests, when the pool allows it; a hedge only for requests the pool's hedging covers. Every
+ * retry and hedge is paid from the pool's retry budget and goes to a member not tried yet, below
+ * the pool's in-flight limit per member. Plain code, no I/O.
  */
 public final class Tries {
   /** How a try ended, as far as retrying is concerned. */
@@ -20,34 +22,98 @@ public final class Tries {
     CONNECT_FAILURE,
     /** The connection broke before any response byte. */
     RESET_BEFORE_RESPONSE,
+    /** No answer's head within the pool's per-try timeout. */
+    TRY_TIMEOUT,
     /** The member answered 502 or 503. */
     UNAVAILABLE_ANSWER
   }
 
+  /** Why {@link #next} found no member. */
+  public enum NoMember {
+    /** Every member that may take it was tried or is not routable. */
+    NONE_LEFT,
+    /** Members could take it but every one is at the pool's in-flight limit. */
+    ALL_FULL
+  }
+
   private final RetryPolicy policy;
+  private final RequestPolicy requests;
   private final boolean idempotent;
   private final boolean bodyless;
   private final List<Endpoint> tried = new ArrayList<>(2);
+  private List<Endpoint> excluded;
   private int connectRetries;
   private boolean retriedAnswer;
+  private NoMember noMember;
+  private int budgetDenials;
 
-  public Tries(RetryPolicy policy, boolean idempotent, boolean bodyless) {
+  /**
+   * A new request: it earns the pool's retry budget its share.
+   *
+   * @param idempotent its method may be repeated harmlessly
+   * @param bodyless it carries no body (so it can be sent again as it is)
+   */
+  public Tries(RetryPolicy policy, RequestPolicy requests, boolean idempotent, boolean bodyless) {
     this.policy = policy;
+    this.requests = requests;
     this.idempotent = idempotent;
     this.bodyless = bodyless;
+    requests.budget().deposit();
   }
 
   /**
-   * The member for the next try, from the pool's balancer among those not tried yet, counted in
-   * flight on it (release it when the try ends); null when none may take it.
+   * The member for the next try (or hedge), from the pool's balancer among those not tried yet and
+   * below the in-flight limit, counted in flight on it (release it when the try ends); null when
+   * none may take it, and {@link #noMember()} says why.
    */
   public Endpoint next(PoolRouter router) {
-    Endpoint e = router.pick(tried);
-    if (e != null) {
-      tried.add(e);
-      e.acquire();
+    int limit = requests.maxPerMember();
+    if (limit <= 0) {
+      Endpoint e = router.pick(tried);
+      if (e != null) {
+        tried.add(e);
+        e.acquire();
+      }
+      noMember = e == null ? NoMember.NONE_LEFT : null;
+      return e;
     }
-    return e;
+    return nextBelowLimit(router, limit);
+  }
+
+  private Endpoint nextBelowLimit(PoolRouter router, int limit) {
+    if (excluded == null) {
+      excluded = new ArrayList<>(4);
+    }
+    excluded.clear();
+    excluded.addAll(tried);
+    boolean full = false;
+    for (Endpoint e : router.endpoints()) {
+      if (e.inflight() >= limit && !tried.contains(e)) {
+        excluded.add(e);
+        full = true;
+      }
+    }
+    // Another event loop may take the last slot between the pick and the acquire: pick again.
+    for (int attempt = 0; attempt < 4; attempt++) {
+      Endpoint e = router.pick(excluded);
+      if (e == null) {
+        break;
+      }
+      if (e.tryAcquire(limit)) {
+        tried.add(e);
+        noMember = null;
+        return e;
+      }
+      excluded.add(e);
+      full = true;
+    }
+    noMember = full ? NoMember.ALL_FULL : NoMember.NONE_LEFT;
+    return null;
+  }
+
+  /** Why the last {@link #next} found no member; null when it found one. */
+  public NoMember noMember() {
+    return noMember;
   }
 
   /** Members this request already went to: a retry goes elsewhere. */
@@ -57,30 +123,23 @@ public final class Tries {
 
   /** Whether a try that ended so is followed by another (and counts it when it is). */
   public boolean shouldRetry(Outcome outcome) {
-    switch (outcome) {
-      case CONNECT_FAILURE -> {
-        if (connectRetries < policy.connectFailureRetries()) {
-          connectRetries++;
-          return true;
-        }
-        return false;
-      }
-      case RESET_BEFORE_RESPONSE -> {
-        if (bodyless && idempotent && connectRetries < policy.connectFailureRetries()) {
-          connectRetries++;
-          return true;
-        }
-        return false;
-      }
-      case UNAVAILABLE_ANSWER -> {
-        if (policy.retryIdempotentOn5xx() && idempotent && bodyless && !retriedAnswer) {
-          retriedAnswer = true;
-          return true;
-        }
-        return false;
-      }
-      default -> throw new IllegalArgumentException(String.valueOf(outcome));
+    boolean allowed =
+        switch (outcome) {
+          case CONNECT_FAILURE -> connectRetries < policy.connectFailureRetries();
+          case RESET_BEFORE_RESPONSE, TRY_TIMEOUT ->
+              bodyless && idempotent && connectRetries < policy.connectFailureRetries();
+          case UNAVAILABLE_ANSWER ->
+              policy.retryIdempotentOn5xx() && idempotent && bodyless && !retriedAnswer;
+        };
+    if (!allowed || !pay()) {
+      return false;
     }
+    if (outcome == Outcome.UNAVAILABLE_ANSWER) {
+      retriedAnswer = true;
+    } else {
+      connectRetries++;
+    }
+    return true;
   }
 
   /** Whether a 502/503 answer would be retried: then it is held rather than passed on. */
@@ -90,5 +149,29 @@ public final class Tries {
         && idempotent
         && bodyless
         && !retriedAnswer;
+  }
+
+  /** Whether this request is one the pool hedges (the delay is the caller's to keep). */
+  public boolean hedgeable(String method) {
+    HedgePolicy h = requests.hedging();
+    return h != null && idempotent && h.applies(method, bodyless);
+  }
+
+  /** Whether a hedge due now may go out: paid from the retry budget. */
+  public boolean mayHedge() {
+    return pay();
+  }
+
+  /** Retries and hedges this request did not get because the pool's budget was spent. */
+  public int budgetDenials() {
+    return budgetDenials;
+  }
+
+  private boolean pay() {
+    if (requests.budget().tryWithdraw()) {
+      return true;
+    }
+    budgetDenials++;
+    return false;
   }
 }

@@ -19,4 +19,20 @@ public interface ProxyObserver {
 
   /** A response was sent to the client; pool is "none" when no pool matched. */
   default void response(String pool, int status, long nanos) {}
+
+  /**
+   * A hedge of a request: {@code sent}, {@code won} (its answer came first), {@code lost} (the
+   * other try's did), {@code failed}, or {@code denied} (due, but the retry budget was spent).
+   */
+  default void hedge(String pool, String outcome) {}
+
+  /** A retry or hedge the pool's retry budget did not allow. */
+  default void budgetExhausted(String pool) {}
+
+  /**
+   * A request met a pool whose members were all at their in-flight limit: {@code queued}, {@code
+   * admitted} (it left the queue for a member), {@code timeout}, or {@code overflow} (no room in
+   * the queue, or no queue: answered 503 at once).
+   */
+  default void queue(String pool, String outcome) {}
 }

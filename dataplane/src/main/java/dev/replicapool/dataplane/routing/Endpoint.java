@@ -106,6 +106,22 @@ public final class Endpoint {
     requests.increment();
   }
 
+  /**
+   * Like {@link #acquire()}, but only while fewer than {@code limit} requests are in flight on it
+   * (from this data plane); false when it is full.
+   */
+  public boolean tryAcquire(int limit) {
+    int now;
+    do {
+      now = inflight.get();
+      if (now >= limit) {
+        return false;
+      }
+    } while (!inflight.compareAndSet(now, now + 1));
+    requests.increment();
+    return true;
+  }
+
   /** Called when a request sent to it ended, whatever the outcome. */
   public void release() {
     inflight.decrementAndGet();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import java.util.List;
@@ -35,7 +36,15 @@ public class RoutingTableTest {
             System::nanoTime,
             new Random(1),
             PoolRouter.Events.NONE);
-    return new PoolRuntime(s, r, List.of(hosts), port, null, RetryPolicy.DEFAULT, null);
+    return new PoolRuntime(
+        s,
+        r,
+        List.of(hosts),
+        port,
+        null,
+        RetryPolicy.DEFAULT,
+        null,
+        RequestPolicy.defaults(30_000_000_000L, System::nanoTime));
   }
 
   @Test

@@ -102,7 +102,11 @@ public final class SnapshotPublisher {
         protocol.value(),
         protocol.tls() ? upstreamTls : null,
         routing == null ? null : routing.slowStart,
-        routing == null ? null : routing.panicThresholdPercent);
+        routing == null ? null : routing.panicThresholdPercent,
+        routing == null ? null : routing.timeouts,
+        routing == null ? null : routing.hedging,
+        routing == null ? null : routing.maxRequestsPerMember,
+        routing == null ? null : routing.queue);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
@@ -118,7 +122,11 @@ public final class SnapshotPublisher {
         && Objects.equals(a.appProtocol(), b.appProtocol())
         && Objects.equals(a.upstreamTls(), b.upstreamTls())
         && sameOnWire(a.slowStart(), b.slowStart())
-        && Objects.equals(a.panicThresholdPercent(), b.panicThresholdPercent());
+        && Objects.equals(a.panicThresholdPercent(), b.panicThresholdPercent())
+        && sameOnWire(a.timeouts(), b.timeouts())
+        && sameOnWire(a.hedging(), b.hedging())
+        && Objects.equals(a.maxRequestsPerMember(), b.maxRequestsPerMember())
+        && sameOnWire(a.queue(), b.queue());
   }
 
   /**

@@ -1,0 +1,45 @@
+package dev.replicapool.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
+
+/**
+ * Hedged requests: a second try of an idempotent request to another member when the first has not
+ * answered within a delay. The first answer wins; the other try is cancelled.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "has(self.delayMillis) != has(self.delayPercentile)",
+    message = "set exactly one of delayMillis and delayPercentile")
+public class Hedging {
+  @JsonPropertyDescription(
+      "Send a hedge when a try has no answer's head this many milliseconds after it was sent.")
+  @Min(1)
+  @Max(60_000)
+  public Long delayMillis;
+
+  @JsonPropertyDescription(
+      "Send a hedge when a try has waited longer than this percentile of the pool's recent"
+          + " answer times (time to the answer's head, over the last 10 to 20 seconds), for"
+          + " example 95; until 100 answers were seen, 2 x the pool's baseline latency.")
+  @Min(50)
+  @Max(99.9)
+  public Double delayPercentile;
+
+  @JsonPropertyDescription(
+      "At most this many hedges per request, each to a member not tried yet, one delay apart.")
+  @Default("1")
+  @Min(1)
+  @Max(3)
+  public Integer maxHedges = 1;
+
+  @JsonPropertyDescription(
+      "Methods besides GET, HEAD and OPTIONS that this pool's members treat as idempotent, for"
+          + " example PUT or DELETE. Only requests without a body are hedged.")
+  public List<String> idempotentMethods;
+}

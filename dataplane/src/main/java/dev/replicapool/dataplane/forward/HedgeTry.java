@@ -1,0 +1,118 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.upstream.H1Upstream;
+import dev.replicapool.dataplane.upstream.MemberConnections;
+import dev.replicapool.dataplane.wire.HeadScanner;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A hedge of a bodyless HTTP/1.x request: the same head sent to another member while the first try
+ * waits. It only collects what its member sends until an answer's head is complete; then the
+ * exchange either adopts it (its connection and the bytes so far, parsed as the exchange parses any
+ * answer) or cancels it. Touched on the client's event loop only.
+ */
+final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListener {
+  private static final int MAX_HEAD = 64 * 1024;
+
+  private final Http1Exchange exchange;
+  final Endpoint member;
+  final long sentAt;
+  private H1Upstream upstream;
+  private ByteBuf received;
+  private boolean done;
+
+  HedgeTry(Http1Exchange exchange, Endpoint member, long sentAt) {
+    this.exchange = exchange;
+    this.member = member;
+    this.sentAt = sentAt;
+  }
+
+  @Override
+  public void connected(H1Upstream c) {
+    if (done) {
+      c.release(); // cancelled meanwhile: nothing was written
+      return;
+    }
+    upstream = c;
+    c.attach(this);
+    c.channel().writeAndFlush(exchange.headForHedge(), c.channel().voidPromise());
+  }
+
+  @Override
+  public void failed(Throwable cause) {
+    if (!done) {
+      done = true;
+      exchange.hedgeFailed(this, Tries.Outcome.CONNECT_FAILURE, "connect_failure");
+    }
+  }
+
+  @Override
+  public void memberBytes(ByteBuf buf) {
+    if (done) {
+      buf.release();
+      return;
+    }
+    if (received == null) {
+      received = buf;
+    } else {
+      ByteBuf all = buf.alloc().buffer(received.readableBytes() + buf.readableBytes());
+      all.writeBytes(received);
+      all.writeBytes(buf);
+      received.release();
+      buf.release();
+      received = all;
+    }
+    int len = HeadScanner.headLength(received, MAX_HEAD, MAX_HEAD);
+    if (len != 0) {
+      exchange.hedgeAnswered(this); // a complete head, or one too large: the exchange decides
+    }
+  }
+
+  @Override
+  public void memberClosed() {
+    upstream = null;
+    if (!done) {
+      done = true;
+      exchange.hedgeFailed(this, Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+    }
+  }
+
+  /** Whether its connection is there and the head went out. */
+  boolean sent() {
+    return upstream != null;
+  }
+
+  /**
+   * Hands its connection (now the exchange's) over; the bytes so far follow via {@link
+   * #takeReceived}.
+   */
+  H1Upstream adopt(H1Upstream.User user) {
+    done = true;
+    H1Upstream u = upstream;
+    upstream = null;
+    u.attach(user);
+    return u;
+  }
+
+  ByteBuf takeReceived() {
+    ByteBuf r = received;
+    received = null;
+    return r;
+  }
+
+  /** Another try answered first, or the request ended: the hedge's connection is not reused. */
+  void cancel() {
+    done = true;
+    if (received != null) {
+      received.release();
+      received = null;
+    }
+    H1Upstream u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.discard();
+    }
+  }
+}
