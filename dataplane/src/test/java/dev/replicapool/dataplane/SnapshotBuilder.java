@@ -1,8 +1,12 @@
 package dev.replicapool.dataplane;
 
+import dev.replicapool.api.v1alpha1.Hedging;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
+import dev.replicapool.api.v1alpha1.RequestQueue;
 import dev.replicapool.api.v1alpha1.Retry;
+import dev.replicapool.api.v1alpha1.RetryBudget;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.v1alpha1.Timeouts;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.TlsMaterial;
@@ -21,6 +25,10 @@ final class SnapshotBuilder {
   private final List<MemberSnapshot> members = new ArrayList<>();
   private String appProtocol;
   private dev.replicapool.api.wire.UpstreamTlsMaterial upstreamTls;
+  private Timeouts timeouts;
+  private Hedging hedging;
+  private Integer maxRequestsPerMember;
+  private RequestQueue queue;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -51,9 +59,10 @@ final class SnapshotBuilder {
   }
 
   SnapshotBuilder retryOn5xx() {
-    Retry r = new Retry();
-    r.retryIdempotentOn5xx = true;
-    this.retry = r;
+    if (retry == null) {
+      retry = new Retry();
+    }
+    retry.retryIdempotentOn5xx = true;
     return this;
   }
 
@@ -62,6 +71,54 @@ final class SnapshotBuilder {
     o.consecutiveFailures = consecutiveFailures;
     o.baseEjectionMillis = baseMillis;
     this.outlier = o;
+    return this;
+  }
+
+  /** Per-pool timeouts in milliseconds; null leaves one unset. */
+  SnapshotBuilder timeouts(Long requestMillis, Long perTryMillis, Long idleMillis) {
+    Timeouts t = new Timeouts();
+    t.requestMillis = requestMillis;
+    t.perTryMillis = perTryMillis;
+    t.idleMillis = idleMillis;
+    this.timeouts = t;
+    return this;
+  }
+
+  SnapshotBuilder hedgeAfterMillis(long delayMillis, int maxHedges) {
+    Hedging h = new Hedging();
+    h.delayMillis = delayMillis;
+    h.maxHedges = maxHedges;
+    this.hedging = h;
+    return this;
+  }
+
+  SnapshotBuilder hedgeAtPercentile(double percentile) {
+    Hedging h = new Hedging();
+    h.delayPercentile = percentile;
+    this.hedging = h;
+    return this;
+  }
+
+  SnapshotBuilder retryBudget(int percent, int minRetriesPerSecond) {
+    if (retry == null) {
+      retry = new Retry();
+    }
+    RetryBudget b = new RetryBudget();
+    b.percent = percent;
+    b.minRetriesPerSecond = minRetriesPerSecond;
+    retry.budget = b;
+    return this;
+  }
+
+  /** An in-flight limit per member; {@code maxPending} null: no queue. */
+  SnapshotBuilder limit(int maxRequestsPerMember, Integer maxPending, long queueTimeoutMillis) {
+    this.maxRequestsPerMember = maxRequestsPerMember;
+    if (maxPending != null) {
+      RequestQueue q = new RequestQueue();
+      q.maxPending = maxPending;
+      q.timeoutMillis = queueTimeoutMillis;
+      this.queue = q;
+    }
     return this;
   }
 
@@ -100,6 +157,10 @@ final class SnapshotBuilder {
         appProtocol,
         upstreamTls,
         null,
-        null);
+        null,
+        timeouts,
+        hedging,
+        maxRequestsPerMember,
+        queue);
   }
 }

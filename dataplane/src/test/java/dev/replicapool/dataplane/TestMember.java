@@ -30,6 +30,12 @@ final class TestMember {
 
   final AtomicInteger requests = new AtomicInteger();
 
+  /** Requests whose head came and whose answer has not ended nor its connection closed. */
+  final AtomicInteger inflight = new AtomicInteger();
+
+  /** The most requests in flight at once. */
+  final AtomicInteger maxInflight = new AtomicInteger();
+
   /** Request heads received (requests counts those whose body was read). */
   final AtomicInteger heads = new AtomicInteger();
 
@@ -65,6 +71,18 @@ final class TestMember {
             .requestHandler(
                 req -> {
                   heads.incrementAndGet();
+                  int now = inflight.incrementAndGet();
+                  maxInflight.accumulateAndGet(now, Math::max);
+                  java.util.concurrent.atomic.AtomicBoolean over =
+                      new java.util.concurrent.atomic.AtomicBoolean();
+                  Runnable leave =
+                      () -> {
+                        if (over.compareAndSet(false, true)) {
+                          inflight.decrementAndGet();
+                        }
+                      };
+                  req.response().endHandler(v -> leave.run());
+                  req.response().closeHandler(v -> leave.run());
                   versionsSeen.add(req.version());
                   byConnection
                       .computeIfAbsent(req.connection(), c -> new CopyOnWriteArrayList<>())
