@@ -147,7 +147,7 @@ haproxy_start() {
     echo "backend be"
     echo "  balance $2"
     echo "  option httpchk GET /healthz"
-    for i in $(seq 1 "$3"); do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) check inter 1s fall 2 rise 2 maxconn 1000"; done
+    for i in $(seq 1 "$3"); do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) check inter ${HAPROXY_INTER:-1s} fall 2 rise 2 maxconn 1000"; done
   } > "$cfg"
   haproxy -f "$cfg" -db >"$OUT/haproxy.log" 2>&1 &
   HAPROXY_PID=$!; PIDS+=($HAPROXY_PID)

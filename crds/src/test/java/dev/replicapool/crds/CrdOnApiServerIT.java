@@ -145,6 +145,42 @@ class CrdOnApiServerIT {
     assertThat(plain.stdout()).isEqualTo("http HTTP [\"200-399\",\"418\"]");
   }
 
+  @Test
+  void requestPoliciesExampleAppliesWithItsDefaultsAndExplained() throws IOException {
+    String example =
+        Files.readString(Path.of("../examples/request-policies.yaml"))
+            .replace("namespace: default", "namespace: " + namespace);
+    Kubectl.Result apply = kubectl.runWithInput(example, "apply", "-f", "-");
+    assertThat(apply.exitCode()).as(apply.output()).isZero();
+    String bare =
+        """
+        apiVersion: replicapool.dev/v1alpha1
+        kind: ReplicaPool
+        metadata: {name: bare-hedge, namespace: %s}
+        spec:
+          endpoints: [{host: 127.0.0.1, port: 8080}]
+          routing: {hedging: {delayPercentile: 95}, maxRequestsPerMember: 8, queue: {}}
+        """
+            .formatted(namespace);
+    assertThat(kubectl.runWithInput(bare, "apply", "-f", "-").exitCode()).isZero();
+    Kubectl.Result defaults =
+        kubectl.run(
+            "get",
+            "rp",
+            "bare-hedge",
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.spec.routing.hedging.maxHedges} {.spec.routing.retry.budget.percent}"
+                + " {.spec.routing.retry.budget.minRetriesPerSecond}"
+                + " {.spec.routing.queue.maxPending} {.spec.routing.queue.timeoutMillis}");
+    assertThat(defaults.stdout()).isEqualTo("1 20 10 0 1000");
+    Kubectl.Result explain = kubectl.run("explain", "replicapool.spec.routing.hedging");
+    assertThat(explain.stdout()).contains("delayPercentile").contains("first answer wins");
+    Kubectl.Result timeouts = kubectl.run("explain", "replicapool.spec.routing.timeouts");
+    assertThat(timeouts.stdout()).contains("perTryMillis").contains("grpc-timeout");
+  }
+
   static Stream<Arguments> invalidPools() {
     String ok = "endpoints: [{host: 127.0.0.1, port: 8080}]";
     return Stream.of(
@@ -293,6 +329,21 @@ class CrdOnApiServerIT {
             ok + "\n  healthCheck: {type: TCP, host: tracking.example}",
             "spec.healthCheck.host",
             "a TCP check sends nothing"),
+        Arguments.of(
+            "hedging with two delays",
+            ok + "\n  routing: {hedging: {delayMillis: 20, delayPercentile: 95}}",
+            "spec.routing.hedging",
+            "set exactly one of delayMillis and delayPercentile"),
+        Arguments.of(
+            "hedging without a delay",
+            ok + "\n  routing: {hedging: {maxHedges: 2}}",
+            "spec.routing.hedging",
+            "set exactly one of delayMillis and delayPercentile"),
+        Arguments.of(
+            "a negative in-flight limit",
+            ok + "\n  routing: {maxRequestsPerMember: -1}",
+            "spec.routing.maxRequestsPerMember",
+            "should be greater than or equal to 0"),
         Arguments.of(
             "status range ending below its start",
             ok + "\n  healthCheck: {expectedStatuses: ['399-200']}",

@@ -52,8 +52,11 @@ class GrpcIT extends DataPlaneTestBase {
   }
 
   void pool(GrpcEcho... members) {
-    SnapshotBuilder b =
-        SnapshotBuilder.pool("shop/echo").hosts(HOST).appProtocol("kubernetes.io/h2c");
+    pool(SnapshotBuilder.pool("shop/echo"), members);
+  }
+
+  void pool(SnapshotBuilder b, GrpcEcho... members) {
+    b.hosts(HOST).appProtocol("kubernetes.io/h2c");
     for (GrpcEcho m : members) {
       b.member(member(m));
     }
@@ -205,6 +208,31 @@ class GrpcIT extends DataPlaneTestBase {
     call.request(1);
     // no message, no half-close: the member waits for ever, the deadline ends the call
     assertThat(closed.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+  }
+
+  @Test
+  void thePoolsRequestTimeoutEndsACallWhoseOwnDeadlineIsLonger() throws Exception {
+    GrpcEcho a = server("a");
+    startDataPlane();
+    pool(SnapshotBuilder.pool("shop/echo").timeouts(300L, null, null), a);
+    ClientCall<String, String> call =
+        channel.newCall(GrpcEcho.BIDI, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
+    CompletableFuture<Status> closed = new CompletableFuture<>();
+    long start = System.nanoTime();
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        },
+        new Metadata());
+    call.request(1);
+    Status status = closed.get(10, TimeUnit.SECONDS);
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(status.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(status.getDescription()).contains("deadline exceeded at the proxy");
+    assertThat(millis).as("the pool's 300 ms, not the call's 30 s").isBetween(300L, 5_000L);
   }
 
   private static StreamObserver<String> observer(CompletableFuture<String> last, List<String> all) {

@@ -45,6 +45,7 @@ final class FaultLoad implements AutoCloseable {
   private final Map<String, Integer> byReplica = new TreeMap<>();
   private final Map<String, Integer> failures = new TreeMap<>();
   private final List<String> failureLog = Collections.synchronizedList(new ArrayList<>());
+  private final List<Long> latencyMillis = new ArrayList<>();
 
   private FaultLoad(
       Vertx vertx,
@@ -120,6 +121,7 @@ final class FaultLoad implements AutoCloseable {
             ar -> {
               inFlight.decrementAndGet();
               long ms = (System.nanoTime() - t0) / 1_000_000;
+              latencyMillis.add(ms);
               if (ar.succeeded() && ar.result().statusCode() / 100 == 2) {
                 ok++;
                 byReplica.merge(
@@ -197,7 +199,8 @@ final class FaultLoad implements AutoCloseable {
                     new TreeMap<>(byReplica),
                     new TreeMap<>(failures),
                     List.copyOf(failureLog),
-                    Duration.ofNanos(System.nanoTime() - startNanos))));
+                    Duration.ofNanos(System.nanoTime() - startNanos),
+                    List.copyOf(latencyMillis))));
     try {
       return r.get(10, TimeUnit.SECONDS);
     } catch (InterruptedException | ExecutionException | TimeoutException e) {
@@ -219,9 +222,20 @@ final class FaultLoad implements AutoCloseable {
       Map<String, Integer> byReplica,
       Map<String, Integer> failures,
       List<String> failureLog,
-      Duration took) {
+      Duration took,
+      List<Long> latencyMillis) {
     int failed() {
       return sent - ok;
+    }
+
+    /** The given percentile of the answers' times (failed ones included), in milliseconds. */
+    long percentileMillis(double p) {
+      List<Long> sorted = latencyMillis.stream().sorted().toList();
+      if (sorted.isEmpty()) {
+        return 0;
+      }
+      int i = (int) Math.ceil(sorted.size() * p / 100.0) - 1;
+      return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
     }
 
     @Override

@@ -85,23 +85,8 @@ class FaultMembersIT {
     return e != null && e.state == state;
   }
 
-  /** Creates the pool and waits until the data plane routes to all of its members at weight 1. */
   static void createAndAwaitAllRoutable(ReplicaPool pool) {
-    sys.create(pool);
-    String name = pool.getMetadata().getName();
-    int n = pool.getSpec().endpoints.size();
-    sys.awaitReadyAndSynced(name, Duration.ofSeconds(30));
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                sys.pool(name).get().getStatus().endpoints.stream()
-                        .filter(e -> e.state == MemberState.Healthy && e.weight == 1.0)
-                        .count()
-                    == n);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> FaultSystem.poolOn(sys.status(dp), name).getInteger("routable") == n);
+    sys.createAndAwaitAllRoutable(pool, dp);
   }
 
   static FaultLoad load(String pool) {

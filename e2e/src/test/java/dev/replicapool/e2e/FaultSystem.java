@@ -3,6 +3,7 @@ package dev.replicapool.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
@@ -186,6 +187,25 @@ final class FaultSystem implements AutoCloseable {
   static String conditionStatus(ReplicaPool pool, String type) {
     Condition c = condition(pool, type);
     return c == null ? null : c.getStatus();
+  }
+
+  /** Creates the pool and waits until {@code dp} routes to all of its members at weight 1. */
+  void createAndAwaitAllRoutable(ReplicaPool pool, DataPlane dp) {
+    create(pool);
+    String name = pool.getMetadata().getName();
+    int n = pool.getSpec().endpoints.size();
+    awaitReadyAndSynced(name, Duration.ofSeconds(30));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                pool(name).get().getStatus().endpoints.stream()
+                        .filter(e -> e.state == MemberState.Healthy && e.weight == 1.0)
+                        .count()
+                    == n);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> poolOn(status(dp), name).getInteger("routable") == n);
   }
 
   void awaitReadyAndSynced(String name, Duration within) {

@@ -1,8 +1,11 @@
 package dev.replicapool.bench;
 
 import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.Hedging;
 import dev.replicapool.api.v1alpha1.Retry;
+import dev.replicapool.api.v1alpha1.RetryBudget;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.v1alpha1.Timeouts;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.ControlPlaneServer;
@@ -22,6 +25,8 @@ import java.util.Map;
  * curl '127.0.0.1:17001/publish?pool=bench/p&policy=Adaptive&hosts=bench.local&members=127.0.0.1:9001,127.0.0.1:9002'
  * </pre>
  *
+ * Optional: {@code retry5xx=true}, {@code budgetPercent=N}, {@code requestMillis=N}, {@code
+ * perTryMillis=N}, {@code hedgeMillis=N} or {@code hedgePercentile=P}, {@code appProtocol=...}.
  * /publish answers once every connected data plane ACKed (or after 10 s with 504).
  */
 public final class CpTool {
@@ -60,6 +65,21 @@ public final class CpTool {
                 retry = new Retry();
                 retry.retryIdempotentOn5xx = true;
               }
+              if (req.getParam("budgetPercent") != null) {
+                retry = retry != null ? retry : new Retry();
+                retry.budget = new RetryBudget();
+                retry.budget.percent = Integer.parseInt(req.getParam("budgetPercent"));
+              }
+              Timeouts timeouts = new Timeouts();
+              timeouts.requestMillis = longParam(req.getParam("requestMillis"));
+              timeouts.perTryMillis = longParam(req.getParam("perTryMillis"));
+              Hedging hedging = null;
+              if (req.getParam("hedgeMillis") != null || req.getParam("hedgePercentile") != null) {
+                hedging = new Hedging();
+                hedging.delayMillis = longParam(req.getParam("hedgeMillis"));
+                String p = req.getParam("hedgePercentile");
+                hedging.delayPercentile = p == null ? null : Double.valueOf(p);
+              }
               PoolSnapshot s =
                   new PoolSnapshot(
                       pool,
@@ -74,6 +94,10 @@ public final class CpTool {
                       ms,
                       req.getParam("appProtocol"),
                       null,
+                      null,
+                      null,
+                      timeouts,
+                      hedging,
                       null,
                       null);
               if (!cp.publish(s)) {
@@ -99,5 +123,9 @@ public final class CpTool {
     System.out.println("cptool ready: stream " + cp.port() + ", http " + a.get("http-port"));
     System.out.flush();
     Thread.currentThread().join();
+  }
+
+  private static Long longParam(String v) {
+    return v == null || v.isBlank() ? null : Long.valueOf(v);
   }
 }

@@ -876,6 +876,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       long nanos = endAttempt();
       dropUpstream();
       releaseResponseBytes();
+      pool.router().slowerThan(slow, nanos);
       fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
     }
     fw.observer.hedge(pool.name(), "won");

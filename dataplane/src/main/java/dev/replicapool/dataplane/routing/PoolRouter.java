@@ -209,6 +209,17 @@ public final class PoolRouter {
   }
 
   /**
+   * A try given up without an answer (another try answered first) after {@code latencyNanos}: a
+   * lower bound of the member's latency, so that the Adaptive policy learns it is slow. Neither a
+   * success nor a failure.
+   */
+  public void slowerThan(Endpoint e, long latencyNanos) {
+    synchronized (lock) {
+      e.latency.observe(latencyNanos / 1e6, clock.getAsLong());
+    }
+  }
+
+  /**
    * The member refused the connection, reset it, timed out or answered 5xx. Counts as a latency of
    * at least the failure penalty and may eject the member.
    *
