@@ -21,7 +21,6 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -57,9 +56,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
   private boolean grpc;
   private int status;
   private boolean done;
-  private ScheduledFuture<?> timer;
-  private long timerAt;
   private Deadlines deadlines;
+  private DeadlineTimer timer;
   private boolean bodyless;
   private QueueSlot queueSlot;
   private String failure;
@@ -138,10 +136,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
     tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless);
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    timer = new DeadlineTimer(ctx.executor(), fw.clock, deadlines, this::due);
     long grpcTimeout = grpcTimeoutNanos(in.get("grpc-timeout"));
     if (grpcTimeout > 0) {
       deadlines.shortenTo(start + grpcTimeout); // the call's own deadline wins when shorter
     }
+    timer.arm();
     if (rp.queue() != null && rp.queue().busy()) {
       waitForSlot();
       return;
@@ -309,33 +309,16 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
 
   // ---- timeouts ------------------------------------------------------------------------------
 
-  /** One timer per stream, re-armed lazily as in {@link Http1Exchange}. */
   private void armTimer() {
-    long next = deadlines.nextCheck();
-    if (next == Long.MAX_VALUE || (timer != null && timerAt - next <= 0)) {
-      return;
-    }
-    if (timer != null) {
-      timer.cancel(false);
-    }
-    timerAt = next;
-    long delay = Math.max(0, next - fw.clock.getAsLong());
-    timer = ctx.executor().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
+    timer.arm();
   }
 
-  private void timerFired() {
-    timer = null;
-    if (done) {
-      return;
-    }
-    switch (deadlines.due(fw.clock.getAsLong())) {
+  private void due(Deadlines.Due due) {
+    switch (due) {
       case REQUEST -> deadlinePassed();
       case TRY -> tryTimedOut();
       case IDLE -> memberSilent();
       case HEDGE, NONE -> {}
-    }
-    if (!done) {
-      armTimer();
     }
   }
 
@@ -590,8 +573,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
     }
     done = true;
     if (timer != null) {
-      timer.cancel(false);
-      timer = null;
+      timer.stop();
     }
     if (queueSlot != null) {
       queueSlot.leave();

@@ -16,10 +16,8 @@ import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it:
@@ -73,9 +71,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private boolean holding;
   private int status;
   private boolean finished;
-  private ScheduledFuture<?> timer;
-  private long timerAt;
   private final Deadlines deadlines;
+  private final DeadlineTimer timer;
 
   /** Hedges in flight, oldest first; null when the request is not hedged. */
   private ArrayList<HedgeTry> hedges;
@@ -108,6 +105,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.startNanos = fw.clock.getAsLong();
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, this::due);
     if (!upgrade && hedgeMethod != null && tries.hedgeable(hedgeMethod)) {
       hedges = new ArrayList<>(2);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
@@ -123,6 +121,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   // ---- request side --------------------------------------------------------------------------
 
   void start() {
+    timer.arm(); // the request's own deadline runs while it waits in the queue too
     AdmissionQueue q = pool.requests().queue();
     if (q != null && q.busy()) {
       // Others wait for a slot already: this request queues behind them.
@@ -713,35 +712,17 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   // ---- timeouts ------------------------------------------------------------------------------
 
-  /** One timer per exchange, re-armed lazily: a busy member connection costs no timer churn. */
   private void armTimer() {
-    long next = deadlines.nextCheck();
-    if (next == Long.MAX_VALUE || (timer != null && timerAt - next <= 0)) {
-      return; // nothing can fall due, or an earlier look is scheduled and re-arms
-    }
-    if (timer != null) {
-      timer.cancel(false);
-    }
-    timerAt = next;
-    long delay = Math.max(0, next - fw.clock.getAsLong());
-    timer = client.eventLoop().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
+    timer.arm();
   }
 
-  private void timerFired() {
-    timer = null;
-    if (finished) {
-      return;
-    }
-    long now = fw.clock.getAsLong();
-    switch (deadlines.due(now)) {
+  private void due(Deadlines.Due due) {
+    switch (due) {
       case REQUEST -> requestTimedOut();
-      case TRY -> tryTimedOut(now);
+      case TRY -> tryTimedOut(fw.clock.getAsLong());
       case IDLE -> idleTimedOut();
-      case HEDGE -> sendHedge(now);
+      case HEDGE -> sendHedge(fw.clock.getAsLong());
       case NONE -> {}
-    }
-    if (!finished) {
-      armTimer();
     }
   }
 
@@ -819,10 +800,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   private void cancelTimer() {
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
+    timer.stop();
   }
 
   // ---- hedges --------------------------------------------------------------------------------
