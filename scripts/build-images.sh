@@ -11,7 +11,7 @@
 #   scripts/build-images.sh --oci --pause-image NAME   # the sandbox image's name (registry.k8s.io/pause:3.10)
 #
 # Both ways build the same Dockerfiles: images/base/Dockerfile (Debian + its JRE 17), then
-# <module>/Dockerfile on it. Docker starts the base from debian:bookworm-slim; --oci starts it from
+# <module>/Dockerfile on it. Docker starts the base from debian:RELEASE-slim; --oci starts it from
 # a minbase root of the same release that mmdebstrap makes from Debian's packages, cached in
 # $REPLICAPOOL_IMAGE_CACHE (default ~/.cache/replicapool/images) so later builds reuse it.
 # Needs Docker (or DOCKER=podman) and Maven; --oci needs buildah, mmdebstrap, gcc (Debian packages).
