@@ -112,7 +112,8 @@ debian_root() {
     --dpkgopt='path-include=/usr/share/doc/*/copyright' \
     "$release" "$tmp/root.tar" \
     "deb $mirror/debian $release main" "deb $mirror/debian $release-updates main" \
-    "deb $mirror/debian-security $release-security main"
+    "deb $mirror/debian-security $release-security main" >"$tmp/mmdebstrap.log" 2>&1 ||
+    die "mmdebstrap $release failed (mirror $mirror): $(tail -15 "$tmp/mmdebstrap.log")"
   ctr=$(buildah from scratch)
   buildah add --quiet "$ctr" "$tmp/root.tar" /
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -124,7 +125,7 @@ debian_root() {
 # Sets $base to the JRE base image, reusing buildah's store or the cache, else building it. Its
 # name carries a hash of its definition, so a changed definition is never served from the cache.
 oci_base() {
-  local release key cache_dir cache root
+  local release key cache_dir cache root log
   release=$(debian_release)
   [ -n "$release" ] || die "images/base/Dockerfile: no 'ARG DEBIAN_ROOT=debian:<release>-slim'"
   key=$({ cat images/base/Dockerfile; declare -f debian_root; } | sha256sum | cut -c1-12)
@@ -140,13 +141,19 @@ oci_base() {
     root="localhost/replicapool/debian-root:$release-$key"
     echo "==> base $base: mmdebstrap $release, then images/base/Dockerfile"
     debian_root "$release" "$root"
+    log=$(mktemp)
     buildah bud --quiet --pull=never --network=host --build-arg "DEBIAN_ROOT=$root" \
-      -t "$base" images/base/ >/dev/null
+      -t "$base" images/base/ >"$log" 2>&1 ||
+      die "images/base/Dockerfile on $root failed: $(tail -15 "$log")"
+    rm -f "$log"
     buildah rmi "$root" >/dev/null
+    # One base per definition is kept: older ones go from the cache and, unless in use, the store.
     mkdir -p "$cache_dir"
-    rm -f "$cache.tmp"
+    rm -f "$cache_dir"/jre-base-*.tar "$cache.tmp"
     buildah push --quiet "$base" "docker-archive:$cache.tmp:$base"
     mv "$cache.tmp" "$cache"
+    buildah images --format '{{.Name}}:{{.Tag}}' | grep '^localhost/replicapool/jre-base:' |
+      grep -vxF "$base" | xargs -r buildah rmi >/dev/null 2>&1 || true
   fi
 }
 
@@ -163,7 +170,7 @@ oci_image() {
 }
 
 oci_build() {
-  local m pause_context=target/images/pause-context
+  local m pause_context=target/image-contexts/pause
   mkdir -p target/images
   oci_base
   for m in "${modules[@]}"; do
