@@ -102,8 +102,8 @@ class ImagesTest {
         .contains("\"$docker\" build -t \"$base\" images/base/")
         .contains("\"$docker\" build --build-arg \"BASE=$base\" -t \"$image\" \"$m/\"")
         .as("--oci: the same base Dockerfile on an mmdebstrap root, then each module on it")
-        .contains("--build-arg \"DEBIAN_ROOT=$root\"")
-        .contains("images/base/ >/dev/null")
+        .containsPattern(
+            "buildah bud [^\\n]*--build-arg \"DEBIAN_ROOT=\\$root\"[\\s\\\\]*-t \"\\$base\" images/base/")
         .contains(
             "oci_image \"docker.io/replicapool/$m:$tag\" \"$m/\" \"$m/Dockerfile\" \"$m\""
                 + " --build-arg \"BASE=$base\"")
@@ -170,11 +170,14 @@ class ImagesTest {
   void ociImageTarIsWhatItsDockerfileSays(String module) throws IOException {
     ImageTar image = builtImage(module);
     Dockerfile dockerfile = Dockerfile.read(ROOT.resolve(module).resolve("Dockerfile"));
+    String stale =
+        "target/images/%s.tar against %s/Dockerfile (built before a change? build-images.sh --oci)"
+            .formatted(module, module);
     assertThat(image.repoTags()).containsExactly("docker.io/replicapool/" + module + ":0.1.0");
-    assertThat(image.entrypoint()).isEqualTo(dockerfile.entrypoint());
-    assertThat(image.user()).isEqualTo(dockerfile.user());
-    assertThat(image.workingDir()).isEqualTo(dockerfile.workdir());
-    assertThat(image.exposedPorts()).isEqualTo(dockerfile.exposedPorts());
+    assertThat(image.entrypoint()).as(stale).isEqualTo(dockerfile.entrypoint());
+    assertThat(image.user()).as(stale).isEqualTo(dockerfile.user());
+    assertThat(image.workingDir()).as(stale).isEqualTo(dockerfile.workdir());
+    assertThat(image.exposedPorts()).as(stale).isEqualTo(dockerfile.exposedPorts());
     assertThat(image.path()).contains("/usr/bin");
     assertThat(image.files()).contains("usr/bin/java", "app/app.jar");
     assertThat(image.classPath())
