@@ -100,7 +100,7 @@ debian_release() {
 
 # A minbase root as debian:RELEASE-slim has it: merged /usr, no man pages, docs or locales (dpkg
 # keeps excluding them for later installs), the release's updates and security suites, the
-# image config Debian's images carry. Made into the image $1.
+# image config Debian's images carry. Committed as the image $2.
 debian_root() {
   local release=$1 name=$2 mirror=${DEBIAN_MIRROR:-http://deb.debian.org} tmp ctr
   command -v mmdebstrap >/dev/null 2>&1 || die "--oci needs 'mmdebstrap' (apt-get install mmdebstrap)"
@@ -112,8 +112,12 @@ debian_root() {
     --dpkgopt='path-include=/usr/share/doc/*/copyright' \
     "$release" "$tmp/root.tar" \
     "deb $mirror/debian $release main" "deb $mirror/debian $release-updates main" \
-    "deb $mirror/debian-security $release-security main" >"$tmp/mmdebstrap.log" 2>&1 ||
-    die "mmdebstrap $release failed (mirror $mirror): $(tail -15 "$tmp/mmdebstrap.log")"
+    "deb $mirror/debian-security $release-security main" >"$tmp/mmdebstrap.log" 2>&1 || {
+    local why
+    why=$(tail -15 "$tmp/mmdebstrap.log")
+    rm -rf "$tmp"
+    die "mmdebstrap $release failed (mirror $mirror): $why"
+  }
   ctr=$(buildah from scratch)
   buildah add --quiet "$ctr" "$tmp/root.tar" /
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -125,12 +129,11 @@ debian_root() {
 # Sets $base to the JRE base image, reusing buildah's store or the cache, else building it. Its
 # name carries a hash of its definition, so a changed definition is never served from the cache.
 oci_base() {
-  local release key cache_dir cache root log
+  local release key cache root log
   release=$(debian_release)
   [ -n "$release" ] || die "images/base/Dockerfile: no 'ARG DEBIAN_ROOT=debian:<release>-slim'"
   key=$({ cat images/base/Dockerfile; declare -f debian_root; } | sha256sum | cut -c1-12)
   base="localhost/replicapool/jre-base:$release-$key"
-  cache_dir=${REPLICAPOOL_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/replicapool/images}
   cache="$cache_dir/jre-base-$release-$key.tar"
   if buildah inspect --type image "$base" >/dev/null 2>&1; then
     echo "==> base $base (in buildah's store)"
@@ -148,7 +151,6 @@ oci_base() {
     rm -f "$log"
     buildah rmi "$root" >/dev/null
     # One base per definition is kept: older ones go from the cache and, unless in use, the store.
-    mkdir -p "$cache_dir"
     rm -f "$cache_dir"/jre-base-*.tar "$cache.tmp"
     buildah push --quiet "$base" "docker-archive:$cache.tmp:$base"
     mv "$cache.tmp" "$cache"
@@ -171,7 +173,11 @@ oci_image() {
 
 oci_build() {
   local m pause_context=target/image-contexts/pause
-  mkdir -p target/images
+  cache_dir=${REPLICAPOOL_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/replicapool/images}
+  mkdir -p target/images "$cache_dir"
+  # Worktrees of this repository share buildah's store and these image names: one build at a time.
+  exec 9>"$cache_dir/.lock"
+  flock 9
   oci_base
   for m in "${modules[@]}"; do
     oci_image "docker.io/replicapool/$m:$tag" "$m/" "$m/Dockerfile" "$m" --build-arg "BASE=$base"
