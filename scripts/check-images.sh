@@ -29,6 +29,8 @@ for m in "${modules[@]}" pause; do
 done
 
 work=$(mktemp -d /tmp/replicapool-check-images.XXXXXX)
+had_cgroups=0
+if compgen -G '/sys/fs/cgroup/*/k8s.io' >/dev/null; then had_cgroups=1; fi
 containerd_pid=""
 started=()
 stop() {
@@ -41,8 +43,8 @@ stop() {
   if [ -n "$containerd_pid" ]; then
     kill "$containerd_pid" 2>/dev/null || true
     wait "$containerd_pid" 2>/dev/null || true
-    # runc's per-namespace cgroup parents, once empty (rmdir refuses a busy one).
-    rmdir /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
+    # runc's per-namespace cgroup parents, if this run made them and they are empty again.
+    [ "$had_cgroups" = 1 ] || rmdir /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
   fi
   rm -rf "$work"
 }
