@@ -7,19 +7,35 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * No image can be built here, so the Dockerfiles are held to what Maven produces: the jar they copy
- * is the one the module's pom names, its manifest's Class-Path is what target/lib holds, the user
- * is the non-root UID the manifests run as, and build-images.sh builds the names the manifests use.
+ * The images have one definition: images/base/Dockerfile (Debian with its JRE) and each module's
+ * Dockerfile on it, which scripts/build-images.sh builds with Docker or, pulling no image, with
+ * buildah (--oci). These tests hold that definition to what Maven produces and the manifests use,
+ * keep it the only one, and, where --oci has written target/images/, check each image tar against
+ * its Dockerfile (ImageTar), so the image a local cluster runs is the one users build.
  */
 class ImagesTest {
   static final Path ROOT = RenderedManifests.repoRoot();
+  static final Path SCRIPT = ROOT.resolve("scripts").resolve("build-images.sh");
+  static final Path BASE_DOCKERFILE = ROOT.resolve("images/base/Dockerfile");
+
+  /** Dockerfile, Containerfile, Dockerfile.dev, x.Dockerfile; not this test's Dockerfile.java. */
+  static final Pattern IMAGE_DEFINITION =
+      Pattern.compile(
+          "(Dockerfile|Containerfile)(\\.(?!java$).*)?|.*\\.(Dockerfile|Containerfile)");
 
   @ParameterizedTest
   @ValueSource(strings = {"operator", "dataplane", "sample-replica"})
@@ -40,8 +56,86 @@ class ImagesTest {
         .contains("<classpathPrefix>lib/</classpathPrefix>")
         .contains("<outputDirectory>${project.build.directory}/lib</outputDirectory>");
 
-    String script = Files.readString(ROOT.resolve("scripts").resolve("build-images.sh"));
+    String script = Files.readString(SCRIPT);
     assertThat(script).contains(module).contains("replicapool/$m:$tag");
+  }
+
+  /** A second Dockerfile, or a module image on another base, would be a second definition. */
+  @Test
+  void theDockerfilesAreTheOnlyImageDefinitionAndEveryModuleStartsFromTheBase() throws IOException {
+    Set<String> dockerfiles;
+    try (Stream<Path> files = Files.walk(ROOT)) {
+      dockerfiles =
+          files
+              .filter(p -> IMAGE_DEFINITION.matcher(p.getFileName().toString()).matches())
+              .map(p -> ROOT.relativize(p).toString())
+              .filter(p -> !p.contains("target/") && !p.startsWith(".") && !p.contains("/."))
+              .collect(Collectors.toCollection(TreeSet::new));
+    }
+    assertThat(dockerfiles)
+        .containsExactlyInAnyOrder(
+            "images/base/Dockerfile",
+            "images/pause/Dockerfile",
+            "operator/Dockerfile",
+            "dataplane/Dockerfile",
+            "sample-replica/Dockerfile");
+    for (String module : List.of("operator", "dataplane", "sample-replica")) {
+      String dockerfile = Files.readString(ROOT.resolve(module).resolve("Dockerfile"));
+      assertThat(Pattern.compile("(?m)^FROM .*$").matcher(dockerfile).results().count())
+          .as("%s/Dockerfile has one FROM", module)
+          .isEqualTo(1);
+      assertThat(dockerfile)
+          .containsPattern("(?m)^ARG BASE=replicapool/jre-base:\\S+$")
+          .containsPattern("(?m)^FROM \\$\\{BASE\\}$");
+    }
+  }
+
+  /**
+   * Docker and --oci build the same files; only the Debian root under the base differs in where it
+   * comes from (debian:RELEASE-slim, or mmdebstrap of RELEASE, read from the base Dockerfile).
+   */
+  @Test
+  void dockerAndOciBuildTheSameDockerfilesOnTheSameRelease() throws IOException {
+    String script = Files.readString(SCRIPT);
+    assertThat(script)
+        .as("Docker: the base, then each module on it")
+        .contains("\"$docker\" build -t \"$base\" images/base/")
+        .contains("\"$docker\" build --build-arg \"BASE=$base\" -t \"$image\" \"$m/\"")
+        .as("--oci: the same base Dockerfile on an mmdebstrap root, then each module on it")
+        .containsPattern(
+            "buildah bud [^\\n]*--build-arg \"DEBIAN_ROOT=\\$root\"[\\s\\\\]*-t \"\\$base\" images/base/")
+        .contains(
+            "oci_image \"docker.io/replicapool/$m:$tag\" \"$m/\" \"$m/Dockerfile\" \"$m\""
+                + " --build-arg \"BASE=$base\"")
+        .contains("mmdebstrap --mode=root --variant=minbase");
+
+    String base = Files.readString(BASE_DOCKERFILE);
+    Matcher release = Pattern.compile("(?m)^ARG DEBIAN_ROOT=debian:([a-z]+)-slim$").matcher(base);
+    assertThat(release.find()).as("images/base/Dockerfile names its Debian release").isTrue();
+    assertThat(script)
+        .as("the release is read from images/base/Dockerfile, not written twice")
+        .doesNotContain(release.group(1));
+    assertThat(base).containsPattern("(?m)^FROM \\$\\{DEBIAN_ROOT\\}$");
+
+    String javaRelease = pomProperty("maven.compiler.release");
+    assertThat(base)
+        .as("the base's JRE runs what Maven compiles (release %s)", javaRelease)
+        .contains("openjdk-" + javaRelease + "-jre-headless");
+  }
+
+  /** The tag the script builds by default is the one the kustomization deploys. */
+  @Test
+  void scriptBuildsTheTagTheManifestsUse() throws IOException {
+    String kustomization = Files.readString(ROOT.resolve("manifests/kustomization.yaml"));
+    Set<String> tags =
+        Pattern.compile("(?m)^\\s+newTag: (\\S+)$")
+            .matcher(kustomization)
+            .results()
+            .map(r -> r.group(1))
+            .collect(Collectors.toSet());
+    assertThat(tags).hasSize(1);
+    assertThat(Files.readString(SCRIPT))
+        .containsPattern("(?m)^tag=" + tags.iterator().next() + "$");
   }
 
   /**
@@ -64,5 +158,55 @@ class ImagesTest {
           .as("Class-Path entries present in %s/target/lib", module)
           .allMatch(e -> Files.isRegularFile(target.resolve(e)));
     }
+  }
+
+  /**
+   * Where build-images.sh --oci has run, each tar is its Dockerfile built: the name containerd
+   * imports it under, the entrypoint, user, working directory and ports, a java on the PATH, and
+   * the jar's Class-Path inside the image.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"operator", "dataplane", "sample-replica"})
+  void ociImageTarIsWhatItsDockerfileSays(String module) throws IOException {
+    ImageTar image = builtImage(module);
+    Dockerfile dockerfile = Dockerfile.read(ROOT.resolve(module).resolve("Dockerfile"));
+    String stale =
+        "target/images/%s.tar against %s/Dockerfile (built before a change? build-images.sh --oci)"
+            .formatted(module, module);
+    assertThat(image.repoTags()).containsExactly("docker.io/replicapool/" + module + ":0.1.0");
+    assertThat(image.entrypoint()).as(stale).isEqualTo(dockerfile.entrypoint());
+    assertThat(image.user()).as(stale).isEqualTo(dockerfile.user());
+    assertThat(image.workingDir()).as(stale).isEqualTo(dockerfile.workdir());
+    assertThat(image.exposedPorts()).as(stale).isEqualTo(dockerfile.exposedPorts());
+    assertThat(image.path()).contains("/usr/bin");
+    assertThat(image.files()).contains("usr/bin/java", "app/app.jar");
+    assertThat(image.classPath())
+        .isNotEmpty()
+        .allMatch(e -> image.files().contains("app/" + e), "is a file under /app in the image");
+  }
+
+  @Test
+  void pauseImageTarIsWhatItsDockerfileSays() throws IOException {
+    ImageTar image = builtImage("pause");
+    Dockerfile dockerfile = Dockerfile.read(ROOT.resolve("images/pause/Dockerfile"));
+    assertThat(image.repoTags()).hasSize(1).allMatch(t -> t.contains("/pause:"));
+    assertThat(image.entrypoint()).isEqualTo(dockerfile.entrypoint()).containsExactly("/pause");
+    assertThat(image.user()).isEqualTo(dockerfile.user());
+    assertThat(image.files()).containsExactly("pause");
+  }
+
+  private static ImageTar builtImage(String name) throws IOException {
+    Path tar = ROOT.resolve("target/images").resolve(name + ".tar");
+    Assumptions.assumeTrue(
+        Files.isRegularFile(tar), () -> tar + " not built (scripts/build-images.sh --oci)");
+    return ImageTar.read(tar);
+  }
+
+  private static String pomProperty(String name) throws IOException {
+    Matcher m =
+        Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</")
+            .matcher(Files.readString(ROOT.resolve("pom.xml")));
+    assertThat(m.find()).as("pom.xml sets %s", name).isTrue();
+    return m.group(1);
   }
 }
