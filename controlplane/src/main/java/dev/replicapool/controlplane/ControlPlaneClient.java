@@ -3,6 +3,7 @@ package dev.replicapool.controlplane;
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.StreamMessage;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -59,6 +60,7 @@ public final class ControlPlaneClient {
    * @param pingIntervalMillis the client pings this often; no frame for 3 intervals closes the
    *     connection (a silent network partition) and redials
    */
+  @RecordBuilder
   public record Options(
       String host,
       int port,
@@ -107,15 +109,11 @@ public final class ControlPlaneClient {
 
     /** Serves this data-plane group: the operator sends only the pools of this group. */
     public Options withGroup(String name) {
-      Editor e = edit();
-      e.group = name;
-      return e.build();
+      return edit().group(name).build();
     }
 
     public Options withTrustPem(String pem) {
-      Editor e = edit();
-      e.trustPem = pem;
-      return e.build();
+      return edit().trustPem(pem).build();
     }
 
     /**
@@ -123,77 +121,19 @@ public final class ControlPlaneClient {
      * operator that requires client certificates; needs {@link #withTrustPem} too.
      */
     public Options withClientCertificate(String certPem, String keyPem) {
-      Editor e = edit();
-      e.clientCertPem = certPem;
-      e.clientKeyPem = keyPem;
-      return e.build();
+      return edit().clientCertPem(certPem).clientKeyPem(keyPem).build();
     }
 
     public Options withBackoff(long initialMillis, long maxMillis) {
-      Editor e = edit();
-      e.initialBackoffMillis = initialMillis;
-      e.maxBackoffMillis = maxMillis;
-      return e.build();
+      return edit().initialBackoffMillis(initialMillis).maxBackoffMillis(maxMillis).build();
     }
 
     public Options withPingInterval(long millis) {
-      Editor e = edit();
-      e.pingIntervalMillis = millis;
-      return e.build();
+      return edit().pingIntervalMillis(millis).build();
     }
 
-    private Editor edit() {
-      return new Editor(this);
-    }
-
-    /** A mutable copy, so that each {@code with} method names only what it changes. */
-    private static final class Editor {
-      String host;
-      int port;
-      String token;
-      String node;
-      String group;
-      String trustPem;
-      String clientCertPem;
-      String clientKeyPem;
-      long initialBackoffMillis;
-      long maxBackoffMillis;
-      double jitter;
-      long pingIntervalMillis;
-      int connectTimeoutMillis;
-
-      Editor(Options c) {
-        host = c.host;
-        port = c.port;
-        token = c.token;
-        node = c.node;
-        group = c.group;
-        trustPem = c.trustPem;
-        clientCertPem = c.clientCertPem;
-        clientKeyPem = c.clientKeyPem;
-        initialBackoffMillis = c.initialBackoffMillis;
-        maxBackoffMillis = c.maxBackoffMillis;
-        jitter = c.jitter;
-        pingIntervalMillis = c.pingIntervalMillis;
-        connectTimeoutMillis = c.connectTimeoutMillis;
-      }
-
-      Options build() {
-        return new Options(
-            host,
-            port,
-            token,
-            node,
-            group,
-            trustPem,
-            clientCertPem,
-            clientKeyPem,
-            initialBackoffMillis,
-            maxBackoffMillis,
-            jitter,
-            pingIntervalMillis,
-            connectTimeoutMillis);
-      }
+    private ControlPlaneClientOptionsBuilder edit() {
+      return ControlPlaneClientOptionsBuilder.builder(this);
     }
 
     /** True when a client certificate is presented. */

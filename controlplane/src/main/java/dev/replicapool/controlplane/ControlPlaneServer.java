@@ -4,6 +4,7 @@ import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.StreamMessage;
 import dev.replicapool.api.wire.TlsMaterial;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -96,6 +97,7 @@ public final class ControlPlaneServer {
    *     long is closed; data planes ping well within it
    * @param groupTokens data-plane group to the token only its data planes present; empty for none
    */
+  @RecordBuilder
   public record Options(
       String host,
       int port,
@@ -127,7 +129,7 @@ public final class ControlPlaneServer {
     }
 
     public Options withTls(TlsMaterial tls) {
-      return new Options(host, port, token, tls, clientCaPem, readIdleTimeoutMillis, groupTokens);
+      return ControlPlaneServerOptionsBuilder.builder(this).tls(tls).build();
     }
 
     /**
@@ -135,7 +137,7 @@ public final class ControlPlaneServer {
      * group must present its group's token, and that token serves no other group.
      */
     public Options withGroupTokens(Map<String, String> tokens) {
-      return new Options(host, port, token, tls, clientCaPem, readIdleTimeoutMillis, tokens);
+      return ControlPlaneServerOptionsBuilder.builder(this).groupTokens(tokens).build();
     }
 
     /**
@@ -143,7 +145,7 @@ public final class ControlPlaneServer {
      * needs {@link #withTls} first.
      */
     public Options withClientCa(String pem) {
-      return new Options(host, port, token, tls, pem, readIdleTimeoutMillis, groupTokens);
+      return ControlPlaneServerOptionsBuilder.builder(this).clientCaPem(pem).build();
     }
 
     /** True when data planes must present a client certificate. */
