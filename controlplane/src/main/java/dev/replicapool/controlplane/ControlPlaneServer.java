@@ -57,7 +57,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The parts: {@link ServerSecurity} (TLS, tokens, client certificates), {@link FrameDispatcher}
  * with a handler per frame type, and {@link StreamHub}, which keeps the pools' latest frames
- * ({@link SnapshotStore}) and the data planes' answers ({@link AckLedger}) under one lock.
+ * ({@link SnapshotStore}) and the data planes' answers ({@link AckLedger}) under one lock. Past 300
+ * lines only by its {@link Options} record and the contracts of its public methods; the logic is in
+ * the parts.
  */
 public final class ControlPlaneServer {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
