@@ -3,6 +3,7 @@ package dev.replicapool.controlplane;
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.StreamMessage;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -10,21 +11,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketClientOptions;
-import io.vertx.core.http.WebSocketConnectOptions;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>All work happens on one Vert.x context, so applier calls never overlap.
+ *
+ * <p>The parts: this class dials, pings and redials; {@link ClientSecurity} sets up TLS and the
+ * token; {@link ApplyQueue} batches the frames for the applier and answers them, with {@link
+ * FrameTriage} deciding each frame's fate from the {@link AppliedVersions} ledger. Past 300 lines
+ * only by its {@link Options} record, the public settings of the stream.
  */
 public final class ControlPlaneClient {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneClient.class);
@@ -59,6 +54,7 @@ public final class ControlPlaneClient {
    * @param pingIntervalMillis the client pings this often; no frame for 3 intervals closes the
    *     connection (a silent network partition) and redials
    */
+  @RecordBuilder
   public record Options(
       String host,
       int port,
@@ -107,15 +103,11 @@ public final class ControlPlaneClient {
 
     /** Serves this data-plane group: the operator sends only the pools of this group. */
     public Options withGroup(String name) {
-      Editor e = edit();
-      e.group = name;
-      return e.build();
+      return edit().group(name).build();
     }
 
     public Options withTrustPem(String pem) {
-      Editor e = edit();
-      e.trustPem = pem;
-      return e.build();
+      return edit().trustPem(pem).build();
     }
 
     /**
@@ -123,77 +115,19 @@ public final class ControlPlaneClient {
      * operator that requires client certificates; needs {@link #withTrustPem} too.
      */
     public Options withClientCertificate(String certPem, String keyPem) {
-      Editor e = edit();
-      e.clientCertPem = certPem;
-      e.clientKeyPem = keyPem;
-      return e.build();
+      return edit().clientCertPem(certPem).clientKeyPem(keyPem).build();
     }
 
     public Options withBackoff(long initialMillis, long maxMillis) {
-      Editor e = edit();
-      e.initialBackoffMillis = initialMillis;
-      e.maxBackoffMillis = maxMillis;
-      return e.build();
+      return edit().initialBackoffMillis(initialMillis).maxBackoffMillis(maxMillis).build();
     }
 
     public Options withPingInterval(long millis) {
-      Editor e = edit();
-      e.pingIntervalMillis = millis;
-      return e.build();
+      return edit().pingIntervalMillis(millis).build();
     }
 
-    private Editor edit() {
-      return new Editor(this);
-    }
-
-    /** A mutable copy, so that each {@code with} method names only what it changes. */
-    private static final class Editor {
-      String host;
-      int port;
-      String token;
-      String node;
-      String group;
-      String trustPem;
-      String clientCertPem;
-      String clientKeyPem;
-      long initialBackoffMillis;
-      long maxBackoffMillis;
-      double jitter;
-      long pingIntervalMillis;
-      int connectTimeoutMillis;
-
-      Editor(Options c) {
-        host = c.host;
-        port = c.port;
-        token = c.token;
-        node = c.node;
-        group = c.group;
-        trustPem = c.trustPem;
-        clientCertPem = c.clientCertPem;
-        clientKeyPem = c.clientKeyPem;
-        initialBackoffMillis = c.initialBackoffMillis;
-        maxBackoffMillis = c.maxBackoffMillis;
-        jitter = c.jitter;
-        pingIntervalMillis = c.pingIntervalMillis;
-        connectTimeoutMillis = c.connectTimeoutMillis;
-      }
-
-      Options build() {
-        return new Options(
-            host,
-            port,
-            token,
-            node,
-            group,
-            trustPem,
-            clientCertPem,
-            clientKeyPem,
-            initialBackoffMillis,
-            maxBackoffMillis,
-            jitter,
-            pingIntervalMillis,
-            connectTimeoutMillis);
-      }
+    private ControlPlaneClientOptionsBuilder edit() {
+      return ControlPlaneClientOptionsBuilder.builder(this);
     }
 
     /** True when a client certificate is presented. */
@@ -221,18 +155,11 @@ public final class ControlPlaneClient {
   private final Vertx vertx;
   private final Context context;
   private final Options options;
-  private final SnapshotApplier applier;
   private final Backoff backoff;
   private final WebSocketClient wsClient;
+  private final ApplyQueue queue;
   private final List<Consumer<Boolean>> connectionListeners = new CopyOnWriteArrayList<>();
   // Everything below is touched on `context` only.
-  private final Map<String, Long> applied = new HashMap<>();
-  private final ArrayDeque<Received> received = new ArrayDeque<>();
-  // Pools named by a frame of the current stream: what the operator knows, once it says synced.
-  private final Set<String> heardOf = new HashSet<>();
-  // Pools whose last applied change was a removal (their version stays in `applied`).
-  private final Set<String> removedPools = new HashSet<>();
-  private boolean draining;
   private WebSocket ws;
   private boolean started;
   private boolean stopped;
@@ -244,30 +171,12 @@ public final class ControlPlaneClient {
   public ControlPlaneClient(Vertx vertx, Options options, SnapshotApplier applier, Random random) {
     this.vertx = Objects.requireNonNull(vertx);
     this.options = Objects.requireNonNull(options);
-    this.applier = Objects.requireNonNull(applier);
     this.backoff =
         new Backoff(
             options.initialBackoffMillis(), options.maxBackoffMillis(), options.jitter(), random);
     this.context = vertx.getOrCreateContext();
-    WebSocketClientOptions o =
-        new WebSocketClientOptions()
-            .setMaxFrameSize(ControlPlaneProtocol.MAX_FRAME_BYTES)
-            .setMaxMessageSize(ControlPlaneProtocol.MAX_FRAME_BYTES)
-            .setConnectTimeout(options.connectTimeoutMillis())
-            .setReadIdleTimeout((int) (3 * options.pingIntervalMillis()))
-            .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
-    if (options.trustPem() != null) {
-      o.setSsl(true)
-          .setVerifyHost(true)
-          .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(options.trustPem())));
-    }
-    if (options.clientCertPem() != null) {
-      o.setKeyCertOptions(
-          new PemKeyCertOptions()
-              .setCertValue(Buffer.buffer(options.clientCertPem()))
-              .setKeyValue(Buffer.buffer(options.clientKeyPem())));
-    }
-    this.wsClient = vertx.createWebSocketClient(o);
+    this.queue = new ApplyQueue(context, Objects.requireNonNull(applier), () -> ws);
+    this.wsClient = vertx.createWebSocketClient(ClientSecurity.clientOptions(options));
   }
 
   /** Starts dialing; returns at once. */
@@ -316,15 +225,8 @@ public final class ControlPlaneClient {
     if (stopped) {
       return;
     }
-    WebSocketConnectOptions o =
-        new WebSocketConnectOptions()
-            .setHost(options.host())
-            .setPort(options.port())
-            .setURI(ControlPlaneProtocol.STREAM_PATH)
-            .setSsl(options.trustPem() != null)
-            .putHeader(ControlPlaneProtocol.AUTHORIZATION, "Bearer " + options.token().strip());
     wsClient
-        .connect(o)
+        .connect(ClientSecurity.connectOptions(options))
         .onComplete(
             ar -> {
               if (ar.failed()) {
@@ -345,7 +247,7 @@ public final class ControlPlaneClient {
 
   private void opened(WebSocket socket) {
     ws = socket;
-    heardOf.clear();
+    queue.streamOpened();
     socket.textMessageHandler(text -> onText(socket, text));
     socket.binaryMessageHandler(b -> log.warn("ignoring a binary frame from the control plane"));
     socket.exceptionHandler(t -> lastError = String.valueOf(t.getMessage()));
@@ -441,282 +343,6 @@ public final class ControlPlaneClient {
       log.warn("ignoring a {} frame from the control plane", m.type());
       return;
     }
-    if (socket == ws && m.type() != StreamMessage.Type.synced) {
-      String pool = poolOf(m);
-      if (pool != null) {
-        heardOf.add(pool);
-      }
-    }
-    received.add(new Received(socket, m));
-    if (!draining) {
-      // Not now: after this read's other frames have been delivered, so that frames that arrive
-      // together are applied together (one table swap for a burst, see SnapshotApplier#applyAll).
-      draining = true;
-      context.runOnContext(v -> drain());
-    }
-  }
-
-  /**
-   * Hands the frames received so far to the applier as one batch and answers each. A batch ends
-   * before a {@code synced} frame (which vouches for the frames before it, so it waits for them)
-   * and before a second frame for the same pool (which must see the first one's outcome). The next
-   * batch starts when this one is answered: one batch at a time, in order.
-   */
-  private void drain() {
-    List<Step> steps = new ArrayList<>();
-    Set<String> pools = new HashSet<>();
-    while (!received.isEmpty()) {
-      Received r = received.peek();
-      if (r.message().type() == StreamMessage.Type.synced) {
-        if (!steps.isEmpty()) {
-          break;
-        }
-        received.poll();
-        if (Boolean.TRUE.equals(r.message().complete())
-            && forgetPoolsTheOperatorNoLongerHas(r.socket())) {
-          return; // the removals finish first, then synced, then the rest of the queue
-        }
-        applier.synced();
-        continue;
-      }
-      String pool = poolOf(r.message());
-      if (pool != null && !pools.add(pool)) {
-        break;
-      }
-      received.poll();
-      steps.add(step(r));
-    }
-    if (steps.isEmpty()) {
-      draining = false;
-      return;
-    }
-    List<SnapshotApplier.Change> changes = new ArrayList<>();
-    for (Step st : steps) {
-      if (st.change() != null) {
-        changes.add(st.change());
-      }
-    }
-    List<Future<Void>> results = applyAll(changes);
-    Future.join(results)
-        .onComplete(
-            done -> {
-              // One frame for the answers of a batch: a write (and a syscall) per answer costs
-              // about a fifth of the data plane's time when 1,000 pools arrive at once
-              // (docs/BENCHMARKS.md, item 6).
-              Map<WebSocket, List<StreamMessage>> bySocket = new java.util.LinkedHashMap<>();
-              int next = 0;
-              for (Step st : steps) {
-                StreamMessage answer =
-                    st.change() == null ? st.answer() : answer(st.change(), results.get(next++));
-                if (answer != null) {
-                  bySocket.computeIfAbsent(st.frame().socket(), k -> new ArrayList<>()).add(answer);
-                }
-              }
-              bySocket.forEach(ControlPlaneClient::send);
-              // Through the context, not a direct call: a long queue must not deepen the stack.
-              context.runOnContext(v -> drain());
-            });
-  }
-
-  /**
-   * Before {@code synced}, the operator has sent every pool it knows on this stream. A pool this
-   * data plane still serves but did not hear of was deleted while the two were apart (operator
-   * down, stream cut): nothing else would ever remove it, so it is removed here, then {@code
-   * synced} is passed on.
-   *
-   * @return true when removals are under way (they call {@code synced} and drain on when done)
-   */
-  private boolean forgetPoolsTheOperatorNoLongerHas(WebSocket socket) {
-    if (socket != ws) {
-      return false; // a stale stream's word on what exists does not count
-    }
-    List<SnapshotApplier.Change> removals = new ArrayList<>();
-    for (Map.Entry<String, Long> e : new ArrayList<>(applied.entrySet())) {
-      String pool = e.getKey();
-      if (heardOf.contains(pool)) {
-        continue;
-      }
-      if (removedPools.remove(pool)) {
-        applied.remove(pool); // removed already; the operator has forgotten the removal too
-      } else {
-        removals.add(SnapshotApplier.Change.remove(pool, e.getValue()));
-      }
-    }
-    if (removals.isEmpty()) {
-      return false;
-    }
-    List<Future<Void>> results = applyAll(removals);
-    Future.join(results)
-        .onComplete(
-            done -> {
-              for (int i = 0; i < removals.size(); i++) {
-                String pool = removals.get(i).pool();
-                if (results.get(i).succeeded()) {
-                  applied.remove(pool);
-                  log.info("removed pool {}: the operator no longer has it", pool);
-                } else {
-                  log.warn(
-                      "could not remove pool {}, which the operator no longer has: {}",
-                      pool,
-                      reason(results.get(i).cause()));
-                }
-              }
-              applier.synced();
-              context.runOnContext(v -> drain());
-            });
-    return true;
-  }
-
-  /** At most this many answers in one {@code answers} frame (well inside the frame limit). */
-  static final int MAX_ANSWERS_PER_FRAME = 1_000;
-
-  private static void send(WebSocket socket, List<StreamMessage> answers) {
-    if (socket.isClosed()) {
-      return;
-    }
-    if (answers.size() == 1) {
-      socket.writeTextMessage(WireCodec.encode(answers.get(0)));
-      return;
-    }
-    for (int from = 0; from < answers.size(); from += MAX_ANSWERS_PER_FRAME) {
-      List<StreamMessage> part =
-          answers.subList(from, Math.min(answers.size(), from + MAX_ANSWERS_PER_FRAME));
-      socket.writeTextMessage(WireCodec.encode(StreamMessage.answers(part)));
-    }
-  }
-
-  private List<Future<Void>> applyAll(List<SnapshotApplier.Change> changes) {
-    if (changes.isEmpty()) {
-      return List.of();
-    }
-    List<Future<Void>> results;
-    try {
-      results = applier.applyAll(changes);
-    } catch (RuntimeException e) {
-      log.warn("applying {} frames failed", changes.size(), e);
-      results = null;
-    }
-    if (results == null || results.size() != changes.size()) {
-      Future<Void> failed = Future.failedFuture("data plane failed to apply the snapshots");
-      return java.util.Collections.nCopies(changes.size(), failed);
-    }
-    List<Future<Void>> safe = new ArrayList<>(results.size());
-    for (Future<Void> f : results) {
-      safe.add(f == null ? Future.failedFuture("applier returned no result") : f);
-    }
-    return safe;
-  }
-
-  /** The ACK or NACK for a change the applier has finished with. */
-  private StreamMessage answer(SnapshotApplier.Change change, Future<Void> result) {
-    String pool = change.pool();
-    long version = change.version();
-    if (result.succeeded()) {
-      applied.put(pool, version);
-      if (change.isRemoval()) {
-        removedPools.add(pool);
-      } else {
-        removedPools.remove(pool);
-      }
-      return StreamMessage.ack(pool, version);
-    }
-    return StreamMessage.nack(pool, version, reason(result.cause()));
-  }
-
-  private static String poolOf(StreamMessage m) {
-    if (m.type() == StreamMessage.Type.snapshot && m.snapshot() != null) {
-      return m.snapshot().pool();
-    }
-    return m.pool();
-  }
-
-  /** A frame received and not yet handled, with the stream it came on (answers go back there). */
-  private record Received(WebSocket socket, StreamMessage message) {}
-
-  /** A frame's fate: answered at once ({@code answer}, may be null), or a change to apply. */
-  private record Step(Received frame, StreamMessage answer, SnapshotApplier.Change change) {
-    static Step answer(Received frame, StreamMessage answer) {
-      return new Step(frame, answer, null);
-    }
-
-    static Step apply(Received frame, SnapshotApplier.Change change) {
-      return new Step(frame, null, change);
-    }
-  }
-
-  private Step step(Received r) {
-    StreamMessage m = r.message();
-    return m.type() == StreamMessage.Type.snapshot ? snapshot(r) : remove(r);
-  }
-
-  private Step snapshot(Received r) {
-    StreamMessage m = r.message();
-    PoolSnapshot s = m.snapshot();
-    if (s == null) {
-      return Step.answer(r, nack(m, "snapshot frame without a snapshot"));
-    }
-    if (m.pool() != null && !m.pool().equals(s.pool())) {
-      return Step.answer(
-          r, StreamMessage.nack(m.pool(), s.version(), "frame pool differs from snapshot pool"));
-    }
-    String pool = s.pool();
-    long version = s.version();
-    if (pool == null) {
-      log.warn("ignoring a snapshot without a pool name");
-      return Step.answer(r, null);
-    }
-    Long done = applied.get(pool);
-    if (done != null && version < done) {
-      return Step.answer(
-          r,
-          StreamMessage.nack(
-              pool,
-              version,
-              "version " + version + " is older than the applied version " + done + "; ignored"));
-    }
-    if (done != null && version == done) {
-      return Step.answer(r, StreamMessage.ack(pool, version));
-    }
-    List<String> problems = s.problems();
-    if (!problems.isEmpty()) {
-      return Step.answer(
-          r, StreamMessage.nack(pool, version, "invalid snapshot: " + String.join("; ", problems)));
-    }
-    return Step.apply(r, SnapshotApplier.Change.apply(s));
-  }
-
-  private Step remove(Received r) {
-    StreamMessage m = r.message();
-    if (m.pool() == null || m.version() == null) {
-      log.warn("ignoring a remove frame without pool or version");
-      return Step.answer(r, null);
-    }
-    String pool = m.pool();
-    long version = m.version();
-    Long done = applied.get(pool);
-    if (done != null && version < done) {
-      return Step.answer(
-          r,
-          StreamMessage.nack(
-              pool,
-              version,
-              "removal version " + version + " is older than the applied version " + done));
-    }
-    if (done != null && version == done) {
-      return Step.answer(r, StreamMessage.ack(pool, version));
-    }
-    return Step.apply(r, SnapshotApplier.Change.remove(pool, version));
-  }
-
-  private static StreamMessage nack(StreamMessage m, String error) {
-    if (m.pool() == null) {
-      return null; // nothing to answer about: the operator never sends such frames
-    }
-    return StreamMessage.nack(m.pool(), m.version() == null ? 0 : m.version(), error);
-  }
-
-  private static String reason(Throwable t) {
-    String msg = t.getMessage();
-    return msg == null || msg.isBlank() ? t.getClass().getSimpleName() : msg;
+    queue.add(socket, m);
   }
 }

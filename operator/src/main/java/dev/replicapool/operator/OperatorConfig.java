@@ -1,6 +1,7 @@
 package dev.replicapool.operator;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -27,6 +28,7 @@ import java.util.TreeSet;
  * @param groupTokens data-plane group to its own token: a data plane of such a group must present
  *     it, and it serves no other group; groups without one take {@code token}. Empty for none
  */
+@RecordBuilder
 public record OperatorConfig(
     Set<String> namespaces,
     String controlPlaneHost,
@@ -89,10 +91,7 @@ public record OperatorConfig(
   }
 
   public OperatorConfig withPorts(int controlPlane, int admin) {
-    Editor e = edit();
-    e.controlPlanePort = controlPlane;
-    e.adminPort = admin;
-    return e.build();
+    return edit().controlPlanePort(controlPlane).adminPort(admin).build();
   }
 
   /**
@@ -100,28 +99,20 @@ public record OperatorConfig(
    * token; needs TLS (a certificate and key) on the control-plane port.
    */
   public OperatorConfig withClientCa(String pem) {
-    Editor e = edit();
-    e.clientCaPem = pem;
-    return e.build();
+    return edit().clientCaPem(pem).build();
   }
 
   /** Tokens of their own for these data-plane groups (group to token). */
   public OperatorConfig withGroupTokens(Map<String, String> tokens) {
-    Editor e = edit();
-    e.groupTokens = tokens;
-    return e.build();
+    return edit().groupTokens(tokens).build();
   }
 
   public OperatorConfig withNamespaces(Set<String> watched) {
-    Editor e = edit();
-    e.namespaces = watched;
-    return e.build();
+    return edit().namespaces(watched).build();
   }
 
   public OperatorConfig withLeaderElection(String namespace) {
-    Editor e = edit();
-    e.leaderElectionNamespace = namespace;
-    return e.build();
+    return edit().leaderElectionNamespace(namespace).build();
   }
 
   /**
@@ -129,61 +120,11 @@ public record OperatorConfig(
    * in one JVM (tests), where losing the lead must not end the JVM.
    */
   public OperatorConfig withLeaderIdentity(String identity, boolean exitOnLostLead) {
-    Editor e = edit();
-    e.leaderIdentity = identity;
-    e.exitOnLostLead = exitOnLostLead;
-    return e.build();
+    return edit().leaderIdentity(identity).exitOnLostLead(exitOnLostLead).build();
   }
 
-  private Editor edit() {
-    return new Editor(this);
-  }
-
-  /** A mutable copy, so that each {@code with} method names only what it changes. */
-  private static final class Editor {
-    Set<String> namespaces;
-    String controlPlaneHost;
-    int controlPlanePort;
-    String token;
-    String tlsCertPem;
-    String tlsKeyPem;
-    String clientCaPem;
-    int adminPort;
-    String leaderElectionNamespace;
-    String leaderIdentity;
-    boolean exitOnLostLead;
-    Map<String, String> groupTokens;
-
-    Editor(OperatorConfig c) {
-      namespaces = c.namespaces;
-      controlPlaneHost = c.controlPlaneHost;
-      controlPlanePort = c.controlPlanePort;
-      token = c.token;
-      tlsCertPem = c.tlsCertPem;
-      tlsKeyPem = c.tlsKeyPem;
-      clientCaPem = c.clientCaPem;
-      adminPort = c.adminPort;
-      leaderElectionNamespace = c.leaderElectionNamespace;
-      leaderIdentity = c.leaderIdentity;
-      exitOnLostLead = c.exitOnLostLead;
-      groupTokens = c.groupTokens;
-    }
-
-    OperatorConfig build() {
-      return new OperatorConfig(
-          namespaces,
-          controlPlaneHost,
-          controlPlanePort,
-          token,
-          tlsCertPem,
-          tlsKeyPem,
-          clientCaPem,
-          adminPort,
-          leaderElectionNamespace,
-          leaderIdentity,
-          exitOnLostLead,
-          groupTokens);
-    }
+  private OperatorConfigBuilder edit() {
+    return OperatorConfigBuilder.builder(this);
   }
 
   /** Says whether TLS and mutual TLS are on; never prints the token, keys or certificates. */

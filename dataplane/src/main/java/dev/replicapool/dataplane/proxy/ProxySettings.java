@@ -1,5 +1,7 @@
 package dev.replicapool.dataplane.proxy;
 
+import io.soabase.recordbuilder.core.RecordBuilder;
+
 /**
  * Limits and timeouts of the traffic side.
  *
@@ -29,6 +31,7 @@ package dev.replicapool.dataplane.proxy;
  * @param drainMillis how long stopping (SIGTERM, a removed dedicated port) waits for in-flight
  *     requests
  */
+@RecordBuilder
 public record ProxySettings(
     String listenHost,
     int trafficPort,
@@ -68,38 +71,30 @@ public record ProxySettings(
   }
 
   public ProxySettings withListen(String host, int trafficPort, int tlsPort) {
-    Editor e = edit();
-    e.listenHost = host;
-    e.trafficPort = trafficPort;
-    e.tlsPort = tlsPort;
-    return e.build();
+    return edit().listenHost(host).trafficPort(trafficPort).tlsPort(tlsPort).build();
   }
 
   public ProxySettings withLimits(int maxInitialLineLength, int maxHeaderSize, long maxBodyBytes) {
-    Editor e = edit();
-    e.maxInitialLineLength = maxInitialLineLength;
-    e.maxHeaderSize = maxHeaderSize;
-    e.maxBodyBytes = maxBodyBytes;
-    return e.build();
+    return edit()
+        .maxInitialLineLength(maxInitialLineLength)
+        .maxHeaderSize(maxHeaderSize)
+        .maxBodyBytes(maxBodyBytes)
+        .build();
   }
 
   public ProxySettings withUpstreamTimeouts(int connectMillis, long idleMillis) {
-    Editor e = edit();
-    e.upstreamConnectTimeoutMillis = connectMillis;
-    e.upstreamIdleTimeoutMillis = idleMillis;
-    return e.build();
+    return edit()
+        .upstreamConnectTimeoutMillis(connectMillis)
+        .upstreamIdleTimeoutMillis(idleMillis)
+        .build();
   }
 
   public ProxySettings withInstances(int instances) {
-    Editor e = edit();
-    e.instances = instances;
-    return e.build();
+    return edit().instances(instances).build();
   }
 
   public ProxySettings withDrainMillis(long drainMillis) {
-    Editor e = edit();
-    e.drainMillis = drainMillis;
-    return e.build();
+    return edit().drainMillis(drainMillis).build();
   }
 
   /**
@@ -108,86 +103,23 @@ public record ProxySettings(
    * @param headerMillis time to complete the first request header of a connection; 0 turns it off
    */
   public ProxySettings withClientTimeouts(int idleSeconds, long headerMillis) {
-    Editor e = edit();
-    e.clientIdleTimeoutSeconds = idleSeconds;
-    e.requestHeaderTimeoutMillis = headerMillis;
-    return e.build();
+    return edit()
+        .clientIdleTimeoutSeconds(idleSeconds)
+        .requestHeaderTimeoutMillis(headerMillis)
+        .build();
   }
 
   /** Whether plain-text ports also speak HTTP/2 with prior knowledge (h2c). */
   public ProxySettings withH2c(boolean h2c) {
-    Editor e = edit();
-    e.h2c = h2c;
-    return e.build();
+    return edit().h2c(h2c).build();
   }
 
   /** At most this many client connections at once, all traffic ports together; 0: no limit. */
   public ProxySettings withMaxClientConnections(int max) {
-    Editor e = edit();
-    e.maxClientConnections = max;
-    return e.build();
+    return edit().maxClientConnections(max).build();
   }
 
-  private Editor edit() {
-    return new Editor(this);
-  }
-
-  /** A mutable copy, so that each {@code with} method names only what it changes. */
-  private static final class Editor {
-    String listenHost;
-    int trafficPort;
-    int tlsPort;
-    int instances;
-    int maxInitialLineLength;
-    int maxHeaderSize;
-    long maxBodyBytes;
-    int upstreamConnectTimeoutMillis;
-    long upstreamIdleTimeoutMillis;
-    int upstreamKeepAliveSeconds;
-    int maxConnectionsPerMember;
-    int clientIdleTimeoutSeconds;
-    long requestHeaderTimeoutMillis;
-    boolean h2c;
-    int maxClientConnections;
-    long drainMillis;
-
-    Editor(ProxySettings s) {
-      listenHost = s.listenHost;
-      trafficPort = s.trafficPort;
-      tlsPort = s.tlsPort;
-      instances = s.instances;
-      maxInitialLineLength = s.maxInitialLineLength;
-      maxHeaderSize = s.maxHeaderSize;
-      maxBodyBytes = s.maxBodyBytes;
-      upstreamConnectTimeoutMillis = s.upstreamConnectTimeoutMillis;
-      upstreamIdleTimeoutMillis = s.upstreamIdleTimeoutMillis;
-      upstreamKeepAliveSeconds = s.upstreamKeepAliveSeconds;
-      maxConnectionsPerMember = s.maxConnectionsPerMember;
-      clientIdleTimeoutSeconds = s.clientIdleTimeoutSeconds;
-      requestHeaderTimeoutMillis = s.requestHeaderTimeoutMillis;
-      h2c = s.h2c;
-      maxClientConnections = s.maxClientConnections;
-      drainMillis = s.drainMillis;
-    }
-
-    ProxySettings build() {
-      return new ProxySettings(
-          listenHost,
-          trafficPort,
-          tlsPort,
-          instances,
-          maxInitialLineLength,
-          maxHeaderSize,
-          maxBodyBytes,
-          upstreamConnectTimeoutMillis,
-          upstreamIdleTimeoutMillis,
-          upstreamKeepAliveSeconds,
-          maxConnectionsPerMember,
-          clientIdleTimeoutSeconds,
-          requestHeaderTimeoutMillis,
-          h2c,
-          maxClientConnections,
-          drainMillis);
-    }
+  private ProxySettingsBuilder edit() {
+    return ProxySettingsBuilder.builder(this);
   }
 }

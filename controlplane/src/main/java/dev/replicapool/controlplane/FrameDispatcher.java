@@ -1,0 +1,58 @@
+package dev.replicapool.controlplane;
+
+import dev.replicapool.api.wire.StreamMessage;
+import io.vertx.core.http.ServerWebSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires an accepted stream and hands each of its frames to the handler of its type. Data planes may
+ * only send {@code hello}, {@code ack}, {@code nack} and {@code answers}; anything else, malformed
+ * JSON or a binary frame closes that connection (never the server), and so does a handler that
+ * fails.
+ */
+final class FrameDispatcher {
+  private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
+
+  private final StreamHub hub;
+  private final ServerSecurity security;
+  private final HelloHandler hello;
+  private final AnswerHandler answers;
+
+  FrameDispatcher(StreamHub hub, ServerSecurity security) {
+    this.hub = hub;
+    this.security = security;
+    this.hello = new HelloHandler(hub, security);
+    this.answers = new AnswerHandler(hub);
+  }
+
+  /** A WebSocket that passed the handshake. */
+  void connected(ServerWebSocket ws) {
+    DataPlaneConnection c = security.identify(ws);
+    ws.textMessageHandler(text -> onText(c, text));
+    ws.binaryMessageHandler(b -> c.close((short) 1003, "binary frames are not accepted"));
+    ws.exceptionHandler(t -> log.debug("control-plane stream {}: {}", c.remote, t.toString()));
+    ws.closeHandler(v -> hub.disconnected(c));
+  }
+
+  private void onText(DataPlaneConnection c, String text) {
+    StreamMessage m;
+    try {
+      m = WireCodec.decode(text);
+    } catch (WireCodec.MalformedFrameException e) {
+      c.close((short) 1007, e.getMessage());
+      return;
+    }
+    try {
+      switch (m.type()) {
+        case hello -> hello.handle(c, m);
+        case ack, nack -> answers.handle(c, m);
+        case answers -> answers.handleAll(c, m);
+        default -> c.close((short) 1008, "data planes may only send hello, ack, nack and answers");
+      }
+    } catch (RuntimeException e) {
+      log.warn("control-plane frame from {} failed: {}", c.remote, e.toString());
+      c.close((short) 1011, "internal error");
+    }
+  }
+}
