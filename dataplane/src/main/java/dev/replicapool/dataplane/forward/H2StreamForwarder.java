@@ -173,17 +173,17 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
   }
 
   @Override
-  public void slotMayBeFree() {
-    if (done) {
-      queueSlot.passOn();
-      return;
-    }
-    Endpoint e = tries.next(pool.router());
-    if (e == null && tries.noMember() == Tries.NoMember.ALL_FULL) {
-      queueSlot.stayInFront();
-      return;
-    }
-    queueSlot.admitted();
+  public boolean gone() {
+    return done;
+  }
+
+  @Override
+  public Tries tries() {
+    return tries;
+  }
+
+  @Override
+  public void admitted(Endpoint e) {
     queueSlot = null;
     if (e == null) {
       localAnswer(503, "no routable member in pool " + pool.name());

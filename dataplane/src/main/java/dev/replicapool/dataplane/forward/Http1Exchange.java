@@ -6,16 +6,13 @@ import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.upstream.H1OverH2;
 import dev.replicapool.dataplane.upstream.H1Upstream;
-import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 import dev.replicapool.dataplane.wire.ChunkedFramer;
 import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 
@@ -27,9 +24,13 @@ import java.util.ArrayList;
  * (one timer per exchange), a pool's in-flight limit its {@link AdmissionQueue}. Touched on the
  * client's event loop only (the member connections are on the same loop).
  *
- * <p>Why one class for both directions: the decisions of one direction depend on the other (a
- * response before the body ended, a reset before any answer), and keeping them in one place keeps
- * "why was this retried" to one answer. The byte handling itself lives in the wire package.
+ * <p>Why one class of this size for both directions and every try: the decisions of one direction
+ * depend on the other (a response before the body ended, a reset before any answer) and on the
+ * other tries (a hedge that answers first takes the place of the try in front), and keeping them
+ * in one place keeps "why was this retried" to one answer. What can live apart does: the byte
+ * handling in {@code wire}, every decision in {@code policy} (Tries, Deadlines, the budget), the
+ * connection to a member in {@link MemberLinks}, a hedge's own connection in {@link HedgeTry},
+ * the timer in {@link DeadlineTimer}, the queue place in {@link QueueSlot}.
  */
 final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private static final int MAX_RESPONSE_HEAD = 64 * 1024;
@@ -166,39 +167,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
   }
 
-  /** Opens (or takes a kept-alive) connection to {@code e} for one try or hedge. */
   private void open(Endpoint e, MemberConnections.ConnectListener l) {
-    if (pool.http2Members()) {
-      // An HTTP/1.1 request to members that speak HTTP/2 only: a stream of its own.
-      H1Upstream oneShot = H1Upstream.oneShot();
-      fw.h2Connections(client.eventLoop())
-          .openStream(
-              memberKey(e),
-              e.host(),
-              e.port(),
-              pool.upstreamTls(),
-              H1OverH2.pipeline(oneShot),
-              new H2MemberConnections.StreamListener() {
-                @Override
-                public void opened(Http2StreamChannel stream) {
-                  l.connected(oneShot);
-                }
-
-                @Override
-                public void failed(Throwable cause) {
-                  l.failed(cause);
-                }
-              });
-      return;
-    }
-    MemberConnections conns = fw.connections(client.eventLoop());
-    String key = memberKey(e);
-    H1Upstream c = conns.poll(key);
-    if (c != null) {
-      l.connected(c);
-    } else {
-      conns.connect(key, e.host(), e.port(), pool.upstreamTls(), l);
-    }
+    MemberLinks.open(fw, client.eventLoop(), pool, e, l);
   }
 
   /** The connection of the try in front; one that comes after its try was given up is not used. */
@@ -224,11 +194,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
         Http1Exchange.this.failed(cause);
       }
     }
-  }
-
-  /** Connections are shared by member address, TLS ones only within their pool's TLS settings. */
-  private String memberKey(Endpoint e) {
-    return pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address();
   }
 
   private void connected(H1Upstream c) {
@@ -695,18 +660,26 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   private void memberBroke(String why) {
+    giveUp("reset", 502, why);
+  }
+
+  /**
+   * The try in front failed for good (a broken answer, a timeout): counted against its member; the
+   * client gets {@code status} when no answer started, else its connection is broken.
+   */
+  private void giveUp(String outcome, int status, String message) {
     Endpoint e = current;
     long nanos = endAttempt();
     dropUpstream();
     if (e != null) {
       pool.router().failure(e, nanos);
-      fw.observer.attempt(pool.name(), e, "reset", nanos);
+      fw.observer.attempt(pool.name(), e, outcome, nanos);
     }
     if (responseStarted) {
-      finish(status);
+      finish(this.status);
       client.brokenResponse();
     } else {
-      answer(502, why);
+      answer(status, message);
     }
   }
 
@@ -727,22 +700,11 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   private void requestTimedOut() {
-    Endpoint e = current;
-    long nanos = endAttempt();
-    dropUpstream();
-    if (e != null) {
-      pool.router().failure(e, nanos);
-      fw.observer.attempt(pool.name(), e, "timeout", nanos);
-    }
-    if (responseStarted) {
-      finish(status);
-      client.brokenResponse();
-    } else {
-      long ms = pool.requests().requestNanos() / 1_000_000L;
-      answer(
-          504,
-          "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
-    }
+    long ms = pool.requests().requestNanos() / 1_000_000L;
+    giveUp(
+        "timeout",
+        504,
+        "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
   }
 
   /** The try in front had no answer's head within the per-try timeout. */
@@ -784,18 +746,11 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   private void idleTimedOut() {
     Endpoint e = current;
-    if (e == null) {
-      return; // only hedges are out: the per-try timeout covers them
-    }
-    long nanos = endAttempt();
-    dropUpstream();
-    pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, "timeout", nanos);
-    if (responseStarted) {
-      finish(status);
-      client.brokenResponse();
-    } else {
-      answer(504, "member " + e.address() + " of pool " + pool.name() + " did not answer in time");
+    if (e != null) { // with only hedges out, the per-try timeout covers them
+      giveUp(
+          "timeout",
+          504,
+          "member " + e.address() + " of pool " + pool.name() + " did not answer in time");
     }
   }
 
@@ -920,17 +875,17 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   @Override
-  public void slotMayBeFree() {
-    if (finished) {
-      queueSlot.passOn();
-      return;
-    }
-    Endpoint e = tries.next(pool.router());
-    if (e == null && tries.noMember() == Tries.NoMember.ALL_FULL) {
-      queueSlot.stayInFront();
-      return;
-    }
-    queueSlot.admitted();
+  public boolean gone() {
+    return finished;
+  }
+
+  @Override
+  public Tries tries() {
+    return tries;
+  }
+
+  @Override
+  public void admitted(Endpoint e) {
     queueSlot = null;
     if (e == null) {
       noMemberForTry();

@@ -2,6 +2,8 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.AdmissionQueue;
+import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.routing.Endpoint;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -12,10 +14,16 @@ import java.util.concurrent.TimeUnit;
  * up. Shared by the HTTP/1.x exchange and the HTTP/2 stream forwarder.
  */
 final class QueueSlot implements AdmissionQueue.Waiter {
-  /** What the queued request does when it may pick again, or when its time ran out. */
+  /** The queued request. */
   interface Owner {
-    /** A slot may be free: pick again (on the request's loop). */
-    void slotMayBeFree();
+    /** Whether it ended meanwhile (its client went away, its deadline passed). */
+    boolean gone();
+
+    /** Its tries, to pick a member with. */
+    Tries tries();
+
+    /** It left the queue with a member ({@code e}), or with none left at all (null). */
+    void admitted(Endpoint e);
 
     /** The queue timeout passed: answer 503. */
     void queueTimedOut(String message);
@@ -50,23 +58,24 @@ final class QueueSlot implements AdmissionQueue.Waiter {
 
   @Override
   public void wake() {
-    loop.execute(owner::slotMayBeFree);
+    loop.execute(this::pickAgain);
   }
 
-  /** Woken, but another request took the slot first: back to the front. */
-  void stayInFront() {
-    pool.requests().queue().requeueFirst(this, deadline);
-  }
-
-  /** Woken and given a member: out of the queue for good. */
-  void admitted() {
+  /** A slot may be free: on the request's loop, it picks again or keeps its place in front. */
+  private void pickAgain() {
+    if (owner.gone()) {
+      pool.requests().queue().slotFreed(); // the slot goes to the next one
+      return;
+    }
+    Tries tries = owner.tries();
+    Endpoint e = tries.next(pool.router());
+    if (e == null && tries.noMember() == Tries.NoMember.ALL_FULL) {
+      pool.requests().queue().requeueFirst(this, deadline); // another request took it first
+      return;
+    }
     stopTimer();
     fw.observer.queue(pool.name(), "admitted");
-  }
-
-  /** Woken after its request ended: the slot goes to the next one. */
-  void passOn() {
-    pool.requests().queue().slotFreed();
+    owner.admitted(e);
   }
 
   /** The request ended while waiting (its client went away, say). */
