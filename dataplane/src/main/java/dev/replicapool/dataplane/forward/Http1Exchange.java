@@ -810,6 +810,9 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       dropUpstream();
       releaseResponseBytes();
       pool.router().slowerThan(slow, nanos);
+      // Its time so far is a sample too: without it the window would only see the answers that
+      // came first, its percentile would sink and ever more requests would be hedged.
+      pool.requests().latencies().record(nanos);
       fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
     }
     fw.observer.hedge(pool.name(), "won");
