@@ -140,16 +140,7 @@ final class PoolState {
       if (old == null) {
         added.add(m);
       }
-      if (m.draining()) {
-        health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
-      }
-      // Time passes for members nobody probes (checks off): their recovery hold ends here.
-      health.tick().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
-      if (m.selfReportedHealthy() != null) {
-        health
-            .onSelfReported(m.selfReportedHealthy())
-            .ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
-      }
+      observeDiscovered(m, health);
       members.put(m.address(), new Tracked(m, health));
     }
     if (policyChanged) {
@@ -158,6 +149,20 @@ final class PoolState {
       added.addAll(wanted.values());
     }
     return new SyncResult(added, removed);
+  }
+
+  /** What discovery says of a member beyond its presence: draining, time, its own health flag. */
+  private void observeDiscovered(Member m, MemberHealth health) {
+    if (m.draining()) {
+      health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    }
+    // Time passes for members nobody probes (checks off): their recovery hold ends here.
+    health.tick().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    if (m.selfReportedHealthy() != null) {
+      health
+          .onSelfReported(m.selfReportedHealthy())
+          .ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    }
   }
 
   /** Feeds a probe result to the member's model; empty when the member is gone or unchanged. */
