@@ -24,18 +24,14 @@ import java.util.stream.Collectors;
  * Secret or ConfigMap to the pools that refer to it by name.
  */
 final class InformerInputs implements PoolInputs {
-  private final LeaseTracker leaseTracker;
   private InformerEventSource<Pod, ReplicaPool> pods;
   private LeaseEventSource leases;
   private InformerEventSource<Secret, ReplicaPool> secrets;
   private InformerEventSource<ConfigMap, ReplicaPool> configMaps;
 
-  InformerInputs(LeaseTracker leaseTracker) {
-    this.leaseTracker = leaseTracker;
-  }
-
   @Override
-  public List<EventSource<?, ReplicaPool>> eventSources(EventSourceContext<ReplicaPool> context) {
+  public List<EventSource<?, ReplicaPool>> eventSources(
+      EventSourceContext<ReplicaPool> context, LeaseTracker leaseTracker) {
     pods =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ReplicaPool.class)

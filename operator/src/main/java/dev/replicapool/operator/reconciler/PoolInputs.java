@@ -1,6 +1,7 @@
 package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.operator.discovery.LeaseTracker;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -27,8 +28,13 @@ interface PoolInputs {
   /** A ConfigMap; null when there is none of that name. */
   ConfigMap configMap(String namespace, String name);
 
-  /** The event sources that fill these inputs and trigger reconciles; none when nothing caches. */
-  default List<EventSource<?, ReplicaPool>> eventSources(EventSourceContext<ReplicaPool> context) {
+  /**
+   * The event sources that fill these inputs and trigger reconciles; none when nothing caches.
+   *
+   * @param leaseTracker to be told of every Lease renewal as it is seen
+   */
+  default List<EventSource<?, ReplicaPool>> eventSources(
+      EventSourceContext<ReplicaPool> context, LeaseTracker leaseTracker) {
     return List.of();
   }
 }

@@ -43,6 +43,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final Function<String, StatusBuilder.DataPlaneSync> syncState;
   private final OperatorMetrics metrics;
   private final PoolInputs inputs;
+  private final LeaseTracker leaseTracker;
   private final PoolRegistry pools;
   private final PoolObserver observer;
   private final MemberSync members;
@@ -61,31 +62,12 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       Function<String, StatusBuilder.DataPlaneSync> syncState,
       EventRecorder events,
       OperatorMetrics metrics) {
-    this(clock, prober, publisher, syncState, events, metrics, new LeaseTracker(clock::millis));
-  }
-
-  private ReplicaPoolReconciler(
-      Clock clock,
-      Prober prober,
-      SnapshotPublisher publisher,
-      Function<String, StatusBuilder.DataPlaneSync> syncState,
-      EventRecorder events,
-      OperatorMetrics metrics,
-      LeaseTracker leaseTracker) {
-    this(
-        clock,
-        prober,
-        publisher,
-        syncState,
-        events,
-        metrics,
-        leaseTracker,
-        new InformerInputs(leaseTracker));
+    this(clock, prober, publisher, syncState, events, metrics, new InformerInputs());
   }
 
   /**
    * @param syncState how the data planes stand for a pool ("namespace/name")
-   * @param leaseTracker when each Lease was renewed; {@code inputs} must feed it what it reads
+   * @param inputs where the pool's Pods, Leases, Secrets and ConfigMaps are read
    */
   ReplicaPoolReconciler(
       Clock clock,
@@ -94,12 +76,12 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       Function<String, StatusBuilder.DataPlaneSync> syncState,
       EventRecorder events,
       OperatorMetrics metrics,
-      LeaseTracker leaseTracker,
       PoolInputs inputs) {
     this.clock = clock;
     this.syncState = syncState;
     this.metrics = metrics;
     this.inputs = inputs;
+    this.leaseTracker = new LeaseTracker(clock::millis);
     this.pools = new PoolRegistry(clock);
     this.observer = new PoolObserver(inputs, new MemberDiscovery(leaseTracker));
     this.members = new MemberSync(prober, events, metrics);
@@ -112,7 +94,8 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   @Override
   public List<EventSource<?, ReplicaPool>> prepareEventSources(
       EventSourceContext<ReplicaPool> context) {
-    List<EventSource<?, ReplicaPool>> sources = new ArrayList<>(inputs.eventSources(context));
+    List<EventSource<?, ReplicaPool>> sources =
+        new ArrayList<>(inputs.eventSources(context, leaseTracker));
     sources.add(memberChanges);
     return sources;
   }

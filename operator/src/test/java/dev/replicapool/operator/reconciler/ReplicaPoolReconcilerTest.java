@@ -13,7 +13,6 @@ import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.Tls;
 import dev.replicapool.controlplane.ControlPlaneServer;
-import dev.replicapool.operator.discovery.LeaseTracker;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.MemberKey;
 import dev.replicapool.operator.probing.ProbeResult;
@@ -127,7 +126,6 @@ class ReplicaPoolReconcilerTest {
             name -> dataPlanes,
             new EventRecorder(client, clock::millis, 1_000, 1),
             new OperatorMetrics(),
-            new LeaseTracker(clock::millis),
             inputs);
   }
 
@@ -154,6 +152,16 @@ class ReplicaPoolReconcilerTest {
           s.endpoints =
               List.of(new StaticEndpoint("127.0.0.1", 9001), new StaticEndpoint("127.0.0.1", 9002));
           s.healthCheck.enabled = false;
+        });
+  }
+
+  /** Members are the Pods labelled app=NAME, on port 8080. */
+  ReplicaPool selectorPool(String name) {
+    return pool(
+        name,
+        s -> {
+          s.selector = new LabelSelectorBuilder().addToMatchLabels("app", name).build();
+          s.port = 8080;
         });
   }
 
@@ -347,14 +355,8 @@ class ReplicaPoolReconcilerTest {
 
   @Test
   void readyPodsOfTheSelectorAreMembersAndASelectorThatMatchesNoneIsSaid() {
-    ReplicaPool pool =
-        pool(
-            "pods",
-            s -> {
-              s.selector = new LabelSelectorBuilder().addToMatchLabels("app", "pods").build();
-              s.port = 8080;
-              s.healthCheck.enabled = false;
-            });
+    ReplicaPool pool = selectorPool("pods");
+    pool.getSpec().healthCheck.enabled = false;
     ReplicaPoolStatus none = written(pool, reconcile(pool));
     Condition ready = condition(none, Conditions.READY);
     assertThat(ready.getReason()).isEqualTo("NoMembers");
@@ -420,13 +422,7 @@ class ReplicaPoolReconcilerTest {
 
   @Test
   void aFailedReconcileIsAConditionUntilOneSucceeds() {
-    ReplicaPool pool =
-        pool(
-            "failing",
-            s -> {
-              s.selector = new LabelSelectorBuilder().addToMatchLabels("app", "failing").build();
-              s.port = 8080;
-            });
+    ReplicaPool pool = selectorPool("failing");
     written(pool, reconcile(pool));
     inputs.failure = new IllegalStateException("the Pod cache is not synced");
     assertThatThrownBy(() -> reconcile(pool)).isSameAs(inputs.failure);
