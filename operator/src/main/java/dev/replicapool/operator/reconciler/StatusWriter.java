@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.io.InterruptedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,9 +51,13 @@ final class StatusWriter {
 
   /**
    * The status after a failed reconcile: the stored one with a {@link Conditions#RECONCILED}
-   * condition that says why. JOSDK retries the reconcile as usual.
+   * condition that says why. JOSDK retries the reconcile as usual. A reconcile interrupted because
+   * the operator stops (or lost the lead) failed for no fault of the pool: its status stays.
    */
   ErrorStatusUpdateControl<ReplicaPool> failed(ReplicaPool pool, Exception error, Instant now) {
+    if (interrupted(error)) {
+      return ErrorStatusUpdateControl.defaultErrorProcessing();
+    }
     ReplicaPoolStatus status =
         pool.getStatus() == null ? new ReplicaPoolStatus() : Serialization.clone(pool.getStatus());
     long generation =
@@ -70,6 +75,15 @@ final class StatusWriter {
     conditions.add(failed);
     status.conditions = Conditions.carryTransitionTimes(status.conditions, conditions);
     return ErrorStatusUpdateControl.patchStatus(withStatus(pool, status));
+  }
+
+  private static boolean interrupted(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException || t instanceof InterruptedIOException) {
+        return true;
+      }
+    }
+    return Thread.currentThread().isInterrupted();
   }
 
   private static String describe(Exception error) {

@@ -109,4 +109,15 @@ class StatusWriterTest {
         .extracting(p -> Conditions.find(p.getStatus().conditions, "Reconciled").getMessage())
         .isEqualTo("NullPointerException");
   }
+
+  @Test
+  void aReconcileInterruptedByTheOperatorStoppingLeavesTheStatusAlone() {
+    pool.setStatus(status(3));
+    var stopping =
+        new io.fabric8.kubernetes.client.KubernetesClientException(
+            "Operation: [patch] failed", new java.io.InterruptedIOException());
+    var control = writer.failed(pool, stopping, T0);
+    assertThat(control.isDefaultErrorProcessing()).isTrue();
+    assertThat(control.getResource()).isEmpty();
+  }
 }
