@@ -24,9 +24,17 @@ final class PoolRegistry {
     return pools.computeIfAbsent(id, k -> new PoolState(k, clock));
   }
 
-  /** The state of a pool named as the prober and the control plane name it ("namespace/name"). */
+  /**
+   * The state of a pool named as the prober and the control plane name it ("namespace/name"); empty
+   * for a name of another form (a data plane may acknowledge anything).
+   */
   Optional<PoolState> find(String name) {
-    return Optional.ofNullable(pools.get(id(name)));
+    int slash = name.indexOf('/');
+    if (slash < 0) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(
+        pools.get(new ResourceID(name.substring(slash + 1), name.substring(0, slash))));
   }
 
   Optional<PoolState> remove(ResourceID id) {
@@ -54,10 +62,5 @@ final class PoolRegistry {
   /** "namespace/name", the pool's name outside JOSDK. */
   static String name(ResourceID id) {
     return id.getNamespace().orElse("") + "/" + id.getName();
-  }
-
-  static ResourceID id(String name) {
-    int slash = name.indexOf('/');
-    return new ResourceID(name.substring(slash + 1), name.substring(0, slash));
   }
 }
