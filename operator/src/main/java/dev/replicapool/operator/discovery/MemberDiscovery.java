@@ -38,32 +38,11 @@ public final class MemberDiscovery {
     ReplicaPoolSpec spec = pool.getSpec();
     Map<String, Member> byAddress = new LinkedHashMap<>();
     List<String> problems = new ArrayList<>();
-    int selected = 0;
-
     if (spec.selector != null) {
       problems.addAll(LabelSelectors.problems(spec.selector));
     }
-    if (spec.selector != null && spec.port != null) {
-      for (Pod pod : podsInNamespace) {
-        if (!LabelSelectors.matches(spec.selector, pod.getMetadata().getLabels())) {
-          continue;
-        }
-        selected++;
-        Member m = fromPod(pod, spec.port);
-        if (m != null) {
-          byAddress.putIfAbsent(m.address(), m);
-        }
-      }
-    }
-    for (StaticEndpoint e : spec.endpointsOrEmpty()) {
-      Integer port = e.port != null ? e.port : spec.port;
-      if (port == null) {
-        problems.add("endpoint " + e.host + " has no port");
-        continue;
-      }
-      Member m = new Member(e.host, port, MemberSource.Static, null, false, null, null);
-      byAddress.putIfAbsent(m.address(), m);
-    }
+    int selected = addPods(spec, podsInNamespace, byAddress);
+    addStatic(spec, byAddress, problems);
     if (spec.registration != null) {
       long duration = spec.registration.leaseDurationMillis;
       for (Lease lease : poolLeases) {
@@ -76,6 +55,39 @@ public final class MemberDiscovery {
     List<Member> members = new ArrayList<>(byAddress.values());
     members.sort(Comparator.comparing(Member::address));
     return new Result(members, problems, selected);
+  }
+
+  /** Adds the members among the selected Pods; returns how many Pods the selector matched. */
+  private static int addPods(
+      ReplicaPoolSpec spec, Collection<Pod> podsInNamespace, Map<String, Member> byAddress) {
+    if (spec.selector == null || spec.port == null) {
+      return 0;
+    }
+    int selected = 0;
+    for (Pod pod : podsInNamespace) {
+      if (!LabelSelectors.matches(spec.selector, pod.getMetadata().getLabels())) {
+        continue;
+      }
+      selected++;
+      Member m = fromPod(pod, spec.port);
+      if (m != null) {
+        byAddress.putIfAbsent(m.address(), m);
+      }
+    }
+    return selected;
+  }
+
+  private static void addStatic(
+      ReplicaPoolSpec spec, Map<String, Member> byAddress, List<String> problems) {
+    for (StaticEndpoint e : spec.endpointsOrEmpty()) {
+      Integer port = e.port != null ? e.port : spec.port;
+      if (port == null) {
+        problems.add("endpoint " + e.host + " has no port");
+        continue;
+      }
+      Member m = new Member(e.host, port, MemberSource.Static, null, false, null, null);
+      byAddress.putIfAbsent(m.address(), m);
+    }
   }
 
   /**

@@ -10,18 +10,21 @@ import dev.replicapool.operator.health.HealthPolicy;
 import dev.replicapool.operator.health.MemberHealth;
 import dev.replicapool.operator.health.Transition;
 import dev.replicapool.operator.probing.ProbeSpec;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What the operator knows of one pool between reconciles: its members with their health models.
- * Probe results arrive on the prober's event loop while reconciles run on JOSDK's threads, so every
- * access is synchronized on the instance.
+ * What the operator knows of one pool between reconciles: its members with their health models, and
+ * what the last reconciles reported (the last status write, the last refusal, panic). Probe results
+ * arrive on the prober's event loop while reconciles run on JOSDK's threads, so every access is
+ * synchronized on the instance. {@link PoolRegistry} holds one per pool.
  */
 final class PoolState {
   /** One member and its health model. */
@@ -33,7 +36,8 @@ final class PoolState {
   /** A member's state change, kept until the next reconcile reports it. */
   record MemberTransition(String address, Transition transition) {}
 
-  final String key;
+  private final ResourceID id;
+  private final String name;
   private final Clock clock;
   private ReplicaPoolSpec spec;
   private HealthPolicy policy;
@@ -42,10 +46,23 @@ final class PoolState {
   private ProbeSpec probeSpec;
   private final Map<String, Tracked> members = new TreeMap<>();
   private final List<MemberTransition> pending = new ArrayList<>();
+  private long lastStatusWriteMillis;
+  private String lastRejection;
+  private boolean panicking;
 
-  PoolState(String key, Clock clock) {
-    this.key = key;
+  PoolState(ResourceID id, Clock clock) {
+    this.id = id;
+    this.name = PoolRegistry.name(id);
     this.clock = clock;
+  }
+
+  ResourceID id() {
+    return id;
+  }
+
+  /** "namespace/name": how the prober, the publisher, the data planes and metrics name the pool. */
+  String name() {
+    return name;
   }
 
   synchronized ReplicaPoolSpec spec() {
@@ -123,16 +140,7 @@ final class PoolState {
       if (old == null) {
         added.add(m);
       }
-      if (m.draining()) {
-        health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
-      }
-      // Time passes for members nobody probes (checks off): their recovery hold ends here.
-      health.tick().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
-      if (m.selfReportedHealthy() != null) {
-        health
-            .onSelfReported(m.selfReportedHealthy())
-            .ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
-      }
+      observeDiscovered(m, health);
       members.put(m.address(), new Tracked(m, health));
     }
     if (policyChanged) {
@@ -141,6 +149,20 @@ final class PoolState {
       added.addAll(wanted.values());
     }
     return new SyncResult(added, removed);
+  }
+
+  /** What discovery says of a member beyond its presence: draining, time, its own health flag. */
+  private void observeDiscovered(Member m, MemberHealth health) {
+    if (m.draining()) {
+      health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    }
+    // Time passes for members nobody probes (checks off): their recovery hold ends here.
+    health.tick().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    if (m.selfReportedHealthy() != null) {
+      health
+          .onSelfReported(m.selfReportedHealthy())
+          .ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    }
   }
 
   /** Feeds a probe result to the member's model; empty when the member is gone or unchanged. */
@@ -179,6 +201,34 @@ final class PoolState {
       out.add(new MemberSnapshot(t.member().host(), t.member().port(), weight, state));
     }
     return out;
+  }
+
+  /** When status was last written (epoch millis), 0 before the first write. */
+  synchronized long lastStatusWriteMillis() {
+    return lastStatusWriteMillis;
+  }
+
+  synchronized void statusWritten(long nowMillis) {
+    lastStatusWriteMillis = nowMillis;
+  }
+
+  /**
+   * Remembers the data planes' current refusal ({@code null}: none); true when it differs from the
+   * one remembered before.
+   */
+  synchronized boolean rejectionChanged(String rejection) {
+    boolean changed = !Objects.equals(rejection, lastRejection);
+    lastRejection = rejection;
+    return changed;
+  }
+
+  /** Whether the last status showed panic routing. */
+  synchronized boolean panicking() {
+    return panicking;
+  }
+
+  synchronized void setPanicking(boolean panicking) {
+    this.panicking = panicking;
   }
 
   /** Weights travel rounded to 0.01, so small score drifts do not cause a push each probe. */

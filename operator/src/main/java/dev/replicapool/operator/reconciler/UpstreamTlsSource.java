@@ -3,13 +3,11 @@ package dev.replicapool.operator.reconciler;
 import dev.replicapool.api.v1alpha1.CaCertificateSource;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.UpstreamTls;
+import dev.replicapool.api.wire.TlsMaterial;
 import dev.replicapool.api.wire.UpstreamTlsMaterial;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -22,9 +20,6 @@ import java.util.function.Function;
  * probes rather than being reached with weaker settings than asked for.
  */
 final class UpstreamTlsSource {
-  static final String CERT_KEY = "tls.crt";
-  static final String KEY_KEY = "tls.key";
-
   private UpstreamTlsSource() {}
 
   /**
@@ -43,27 +38,16 @@ final class UpstreamTlsSource {
     UpstreamTls u = spec.upstreamTls == null ? new UpstreamTls() : spec.upstreamTls;
     boolean skipVerify = Boolean.TRUE.equals(u.insecureSkipVerify);
     String ca = u.ca == null ? null : caPem(u.ca, tlsSecrets, configMaps, problems);
-    String cert = null;
-    String key = null;
-    if (u.clientCertificateSecretName != null) {
-      String name = u.clientCertificateSecretName;
-      Secret secret = tlsSecrets.apply(name);
-      if (secret == null) {
-        problems.add(
-            "upstreamTls client certificate Secret "
-                + name
-                + " not found (it must be of type kubernetes.io/tls)");
-      } else {
-        cert = pem(data(secret).get(CERT_KEY), "BEGIN CERTIFICATE");
-        key = pem(data(secret).get(KEY_KEY), "PRIVATE KEY");
-        if (cert == null || key == null) {
-          problems.add(
-              "upstreamTls client certificate Secret " + name + " needs PEM tls.crt and tls.key");
-          cert = null;
-          key = null;
-        }
-      }
-    }
+    TlsMaterial client =
+        u.clientCertificateSecretName == null
+            ? null
+            : TlsSecretReader.keyPair(
+                "upstreamTls client certificate Secret",
+                u.clientCertificateSecretName,
+                tlsSecrets.apply(u.clientCertificateSecretName),
+                problems);
+    String cert = client == null ? null : client.certificatePem();
+    String key = client == null ? null : client.privateKeyPem();
     return new UpstreamTlsMaterial(ca, u.serverName, cert, key, skipVerify);
   }
 
@@ -84,7 +68,7 @@ final class UpstreamTlsSource {
       }
       value = cm.getData() == null ? null : cm.getData().get(key);
       if (value == null && cm.getBinaryData() != null && cm.getBinaryData().get(key) != null) {
-        value = decode(cm.getBinaryData().get(key));
+        value = TlsSecretReader.decode(cm.getBinaryData().get(key));
       }
     } else {
       where = "Secret " + source.secretName;
@@ -97,32 +81,12 @@ final class UpstreamTlsSource {
                 + " of Secret goes into a ConfigMap)");
         return null;
       }
-      value = decode(data(secret).get(key));
+      value = TlsSecretReader.decode(TlsSecretReader.data(secret).get(key));
     }
     if (value == null || !value.contains("BEGIN CERTIFICATE")) {
       problems.add("upstreamTls CA " + where + " needs a PEM certificate under key " + key);
       return null;
     }
     return value;
-  }
-
-  private static Map<String, String> data(Secret secret) {
-    return secret.getData() == null ? Map.of() : secret.getData();
-  }
-
-  private static String pem(String base64, String marker) {
-    String value = decode(base64);
-    return value != null && value.contains(marker) ? value : null;
-  }
-
-  static String decode(String base64) {
-    if (base64 == null) {
-      return null;
-    }
-    try {
-      return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
   }
 }

@@ -17,6 +17,12 @@ public final class Conditions {
   public static final String CAPACITY_AT_RISK = "CapacityAtRisk";
   public static final String CONFIGURATION_VALID = "ConfigurationValid";
 
+  /**
+   * Present, False, only while reconciles of the pool fail: the rest of the status then shows the
+   * last reconcile that succeeded. The next one that succeeds drops it.
+   */
+  public static final String RECONCILED = "Reconciled";
+
   private Conditions() {}
 
   public static Condition of(

@@ -1,6 +1,7 @@
 package dev.replicapool.operator.status;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -66,44 +67,47 @@ public final class EventRecorder {
       log.debug("event rate limit for {}: dropped {} {}", key, reason, message);
       return;
     }
-    Instant at = Instant.ofEpochMilli(clock.getAsLong());
-    // metav1.Time has second precision, metav1.MicroTime exactly six fractional digits.
-    String now = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));
-    String micro = MICRO_TIME.format(at);
-    var event =
-        new EventBuilder()
-            .withNewMetadata()
-            .withName(
-                pool.getMetadata().getName() + "." + UUID.randomUUID().toString().substring(0, 13))
-            .withNamespace(pool.getMetadata().getNamespace())
-            .endMetadata()
-            .withNewInvolvedObject()
-            .withApiVersion(pool.getApiVersion())
-            .withKind(pool.getKind())
-            .withName(pool.getMetadata().getName())
-            .withNamespace(pool.getMetadata().getNamespace())
-            .withUid(pool.getMetadata().getUid())
-            .withResourceVersion(pool.getMetadata().getResourceVersion())
-            .endInvolvedObject()
-            .withType(type)
-            .withReason(reason)
-            .withMessage(message.length() > 1024 ? message.substring(0, 1024) : message)
-            .withFirstTimestamp(now)
-            .withLastTimestamp(now)
-            .withEventTime(new MicroTime(micro))
-            .withCount(1)
-            .withAction(reason)
-            .withReportingComponent(COMPONENT)
-            .withReportingInstance(COMPONENT)
-            .withNewSource()
-            .withComponent(COMPONENT)
-            .endSource()
-            .build();
+    var event = event(pool, type, reason, message, Instant.ofEpochMilli(clock.getAsLong()));
     try {
       client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
     } catch (RuntimeException e) {
       log.warn("could not record event {} for {}: {}", reason, key, e.getMessage());
     }
+  }
+
+  private static Event event(
+      ReplicaPool pool, String type, String reason, String message, Instant at) {
+    // metav1.Time has second precision, metav1.MicroTime exactly six fractional digits.
+    String now = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));
+    String micro = MICRO_TIME.format(at);
+    return new EventBuilder()
+        .withNewMetadata()
+        .withName(
+            pool.getMetadata().getName() + "." + UUID.randomUUID().toString().substring(0, 13))
+        .withNamespace(pool.getMetadata().getNamespace())
+        .endMetadata()
+        .withNewInvolvedObject()
+        .withApiVersion(pool.getApiVersion())
+        .withKind(pool.getKind())
+        .withName(pool.getMetadata().getName())
+        .withNamespace(pool.getMetadata().getNamespace())
+        .withUid(pool.getMetadata().getUid())
+        .withResourceVersion(pool.getMetadata().getResourceVersion())
+        .endInvolvedObject()
+        .withType(type)
+        .withReason(reason)
+        .withMessage(message.length() > 1024 ? message.substring(0, 1024) : message)
+        .withFirstTimestamp(now)
+        .withLastTimestamp(now)
+        .withEventTime(new MicroTime(micro))
+        .withCount(1)
+        .withAction(reason)
+        .withReportingComponent(COMPONENT)
+        .withReportingInstance(COMPONENT)
+        .withNewSource()
+        .withComponent(COMPONENT)
+        .endSource()
+        .build();
   }
 
   private boolean take(String key) {

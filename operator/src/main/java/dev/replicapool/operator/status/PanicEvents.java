@@ -2,8 +2,6 @@ package dev.replicapool.operator.status;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One Event when a pool enters panic routing (its {@code Degraded} condition has reason {@code
@@ -12,19 +10,23 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PanicEvents {
   private final EventRecorder events;
-  private final Map<String, Boolean> panicking = new ConcurrentHashMap<>();
 
   public PanicEvents(EventRecorder events) {
     this.events = events;
   }
 
-  /** Compares the fresh status of pool {@code key} ("namespace/name") with the last one seen. */
-  public void observe(ReplicaPool pool, String key, ReplicaPoolStatus status) {
+  /**
+   * Compares the pool's fresh status with whether it was in panic routing before.
+   *
+   * @return whether it is in panic routing now: what the caller passes as {@code wasPanicking} next
+   *     time
+   */
+  public boolean observe(ReplicaPool pool, boolean wasPanicking, ReplicaPoolStatus status) {
     var degraded = Conditions.find(status.conditions, Conditions.DEGRADED);
     boolean panic = degraded != null && "Panic".equals(degraded.getReason());
-    if (panic && panicking.putIfAbsent(key, true) == null) {
+    if (panic && !wasPanicking) {
       events.poolWide(pool, true, "PanicRouting", degraded.getMessage());
-    } else if (!panic && panicking.remove(key) != null) {
+    } else if (!panic && wasPanicking) {
       events.poolWide(
           pool,
           false,
@@ -34,9 +36,6 @@ public final class PanicEvents {
               + status.registered
               + " members routable: routing to routable members only again");
     }
-  }
-
-  public void forget(String key) {
-    panicking.remove(key);
+    return panic;
   }
 }

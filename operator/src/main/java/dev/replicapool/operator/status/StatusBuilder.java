@@ -58,64 +58,75 @@ public final class StatusBuilder {
     int routable = (int) o.rows().stream().filter(r -> r.health().routable()).count();
     status.registered = registered;
     status.routable = routable;
-    for (Row r : o.rows()) {
-      EndpointStatus row = new EndpointStatus();
-      row.address = r.member().address();
-      row.source = r.member().source();
-      row.name = r.member().name();
-      r.health().applyTo(row);
-      row.weight = Math.round(row.weight * 100) / 100.0;
-      if (r.member().leaseExpiresAtMillis() != null) {
-        // Second precision: a renewal every few hundred ms must not rewrite the status each time.
-        row.leaseExpiresAt =
-            Instant.ofEpochMilli(r.member().leaseExpiresAtMillis())
-                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
-                .toString();
-      }
-      status.endpoints.add(row);
-    }
+    o.rows().forEach(r -> status.endpoints.add(endpoint(r)));
 
     List<Condition> conditions = new ArrayList<>();
     conditions.add(ready(o, registered, routable, generation, now));
     conditions.add(degraded(o, generation, now));
     conditions.add(synced(o, generation, now));
     if (pool.getSpec().capacity != null) {
-      var plan =
-          CapacityPlanner.plan(
-              pool.getSpec().capacity,
-              routable,
-              registered,
-              o.policy().activeChecks() ? o.policy().intervalMillis() : 0,
-              o.policy().detectionMillis());
-      status.capacity = plan.status();
-      conditions.add(
-          Conditions.of(
-              Conditions.CAPACITY_AT_RISK,
-              plan.atRisk(),
-              plan.atRisk() ? "OneFailureAboveTarget" : "OneFailureWithinTarget",
-              plan.message(),
-              generation,
-              now));
+      conditions.add(capacity(o, status, generation, now));
     }
-    conditions.add(
-        o.configurationProblems().isEmpty()
-            ? Conditions.of(
-                Conditions.CONFIGURATION_VALID,
-                true,
-                "Valid",
-                "the operator can use this configuration",
-                generation,
-                now)
-            : Conditions.of(
-                Conditions.CONFIGURATION_VALID,
-                false,
-                "Invalid",
-                String.join("; ", o.configurationProblems()),
-                generation,
-                now));
+    conditions.add(configurationValid(o, generation, now));
     List<Condition> old = pool.getStatus() == null ? List.of() : pool.getStatus().conditions;
     status.conditions = Conditions.carryTransitionTimes(old, conditions);
     return status;
+  }
+
+  private static EndpointStatus endpoint(Row r) {
+    EndpointStatus row = new EndpointStatus();
+    row.address = r.member().address();
+    row.source = r.member().source();
+    row.name = r.member().name();
+    r.health().applyTo(row);
+    row.weight = Math.round(row.weight * 100) / 100.0;
+    if (r.member().leaseExpiresAtMillis() != null) {
+      // Second precision: a renewal every few hundred ms must not rewrite the status each time.
+      row.leaseExpiresAt =
+          Instant.ofEpochMilli(r.member().leaseExpiresAtMillis())
+              .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+              .toString();
+    }
+    return row;
+  }
+
+  /** Sets the capacity figures; returns the CapacityAtRisk condition. */
+  private static Condition capacity(
+      Observation o, ReplicaPoolStatus status, long generation, String now) {
+    var plan =
+        CapacityPlanner.plan(
+            o.pool().getSpec().capacity,
+            status.routable,
+            status.registered,
+            o.policy().activeChecks() ? o.policy().intervalMillis() : 0,
+            o.policy().detectionMillis());
+    status.capacity = plan.status();
+    return Conditions.of(
+        Conditions.CAPACITY_AT_RISK,
+        plan.atRisk(),
+        plan.atRisk() ? "OneFailureAboveTarget" : "OneFailureWithinTarget",
+        plan.message(),
+        generation,
+        now);
+  }
+
+  private static Condition configurationValid(Observation o, long generation, String now) {
+    if (o.configurationProblems().isEmpty()) {
+      return Conditions.of(
+          Conditions.CONFIGURATION_VALID,
+          true,
+          "Valid",
+          "the operator can use this configuration",
+          generation,
+          now);
+    }
+    return Conditions.of(
+        Conditions.CONFIGURATION_VALID,
+        false,
+        "Invalid",
+        String.join("; ", o.configurationProblems()),
+        generation,
+        now);
   }
 
   private static Condition ready(
@@ -193,15 +204,7 @@ public final class StatusBuilder {
           now);
     }
     boolean anyUnhealthy = sick.stream().anyMatch(r -> r.health().state() == MemberState.Unhealthy);
-    String message =
-        sick.stream()
-            .map(
-                r ->
-                    r.member().address()
-                        + " "
-                        + r.health().state()
-                        + (r.health().reason() == null ? "" : ": " + r.health().reason()))
-            .collect(Collectors.joining("; "));
+    String message = sick.stream().map(StatusBuilder::describe).collect(Collectors.joining("; "));
     if (panic != null) {
       return Conditions.of(
           Conditions.DEGRADED,
@@ -218,6 +221,14 @@ public final class StatusBuilder {
         message,
         generation,
         now);
+  }
+
+  /** "10.0.0.2:8080 Unhealthy: 3 probes failed" */
+  private static String describe(Row r) {
+    return r.member().address()
+        + " "
+        + r.health().state()
+        + (r.health().reason() == null ? "" : ": " + r.health().reason());
   }
 
   private static Condition synced(Observation o, long generation, String now) {

@@ -9,7 +9,12 @@ import dev.replicapool.api.v1alpha1.SlowStart;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.UpstreamTlsMaterial;
+import dev.replicapool.controlplane.ControlPlaneServer;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class SnapshotPublisherTest {
@@ -86,5 +91,81 @@ class SnapshotPublisherTest {
     PoolSnapshot s = SnapshotPublisher.build("ns/p", 3, new ReplicaPoolSpec(), PENDING, null, null);
     assertThat(s.slowStart()).isNull();
     assertThat(s.panicThresholdPercent()).isZero();
+  }
+
+  static Vertx vertx;
+
+  @BeforeAll
+  static void vertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void closeVertx() {
+    vertx.close().await();
+  }
+
+  // Never started: publishing stores the snapshot and sends it to no connection.
+  final ControlPlaneServer server =
+      new ControlPlaneServer(vertx, new ControlPlaneServer.Options("127.0.0.1", 0, "t"));
+  final SnapshotPublisher publisher = new SnapshotPublisher(server);
+  final List<String> published = new ArrayList<>();
+
+  {
+    publisher.onPublished(published::add);
+  }
+
+  long publish(ReplicaPoolSpec spec, List<MemberSnapshot> members) {
+    return publisher.publish("ns/p", spec, members, null, null);
+  }
+
+  @Test
+  void aSnapshotIsSentOnceUntilSomethingADataPlaneActsOnChanges() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    long first = publish(spec, MEMBERS);
+    assertThat(first).isPositive().isEqualTo(server.latestVersion("ns/p"));
+    assertThat(publish(spec, MEMBERS)).isEqualTo(first);
+    assertThat(publish(spec, List.copyOf(MEMBERS))).isEqualTo(first);
+    assertThat(published).containsExactly("ns/p");
+
+    long second =
+        publish(spec, List.of(new MemberSnapshot("127.0.0.1", 9000, 0.5, MemberState.Degraded)));
+    assertThat(second).isGreaterThan(first).isEqualTo(publisher.version("ns/p"));
+    assertThat(published).containsExactly("ns/p", "ns/p");
+  }
+
+  @Test
+  void aChangedSettingIsSentAlthoughItsObjectIsNew() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    long first = publish(spec, MEMBERS);
+    ReplicaPoolSpec same = new ReplicaPoolSpec();
+    assertThat(publish(same, MEMBERS)).isEqualTo(first);
+
+    ReplicaPoolSpec slow = new ReplicaPoolSpec();
+    slow.routing.slowStart = new SlowStart();
+    assertThat(publish(slow, MEMBERS)).isGreaterThan(first);
+  }
+
+  @Test
+  void newDataPlaneGroupsAreANewVersion() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    long first = publish(spec, MEMBERS);
+    ReplicaPoolSpec elsewhere = new ReplicaPoolSpec();
+    elsewhere.dataPlaneGroups = List.of("edge");
+    assertThat(publish(elsewhere, MEMBERS)).isGreaterThan(first);
+  }
+
+  @Test
+  void aRemovedPoolIsRemovedFromTheDataPlanesOnce() {
+    publisher.remove("ns/never");
+    assertThat(server.latestVersion("ns/never")).isZero();
+
+    long version = publish(new ReplicaPoolSpec(), MEMBERS);
+    publisher.remove("ns/p");
+    assertThat(publisher.version("ns/p")).isZero();
+    long removal = server.latestVersion("ns/p");
+    assertThat(removal).isGreaterThan(version);
+    publisher.remove("ns/p");
+    assertThat(server.latestVersion("ns/p")).isEqualTo(removal);
   }
 }

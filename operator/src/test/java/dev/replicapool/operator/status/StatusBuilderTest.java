@@ -114,4 +114,73 @@ class StatusBuilderTest {
             row(3, MemberState.Draining));
     assertThat(condition(rollout, "Degraded").getReason()).isNotEqualTo("Panic");
   }
+
+  static ReplicaPoolStatus build(
+      List<String> problems, StatusBuilder.DataPlaneSync sync, ReplicaPoolStatus old) {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName("p");
+    pool.getMetadata().setNamespace("ns");
+    pool.getMetadata().setGeneration(2L);
+    pool.setSpec(new ReplicaPoolSpec());
+    pool.setStatus(old);
+    return StatusBuilder.build(
+        new StatusBuilder.Observation(
+            pool,
+            HealthPolicy.from(pool.getSpec()),
+            List.of(row(1, MemberState.Healthy)),
+            problems,
+            null,
+            sync,
+            42,
+            NOW));
+  }
+
+  @Test
+  void configurationProblemsAreOneConditionThatListsThem() {
+    Condition valid = condition(build(List.of(), null, null), "ConfigurationValid");
+    assertThat(valid.getStatus()).isEqualTo("True");
+    Condition invalid =
+        condition(build(List.of("a is wrong", "b is wrong"), null, null), "ConfigurationValid");
+    assertThat(invalid.getStatus()).isEqualTo("False");
+    assertThat(invalid.getMessage()).isEqualTo("a is wrong; b is wrong");
+  }
+
+  @Test
+  void dataPlaneSyncIsUnknownAppliedPendingOrRejected() {
+    assertThat(condition(build(List.of(), null, null), "DataPlaneSynced").getMessage())
+        .isEqualTo("no data plane of group default is connected");
+    Condition applied =
+        condition(
+            build(List.of(), new StatusBuilder.DataPlaneSync(2, 2, 42, List.of()), null),
+            "DataPlaneSynced");
+    assertThat(applied.getReason()).isEqualTo("Applied");
+    assertThat(applied.getMessage()).isEqualTo("2/2 data planes applied version 42");
+    assertThat(
+            condition(
+                    build(List.of(), new StatusBuilder.DataPlaneSync(2, 1, 42, List.of()), null),
+                    "DataPlaneSynced")
+                .getReason())
+        .isEqualTo("Pending");
+    assertThat(
+            condition(
+                    build(
+                        List.of(),
+                        new StatusBuilder.DataPlaneSync(2, 1, 42, List.of("dp-2: bad port")),
+                        null),
+                    "DataPlaneSynced")
+                .getReason())
+        .isEqualTo("Rejected");
+  }
+
+  @Test
+  void theSameObservationsGiveAnEqualStatus() {
+    ReplicaPoolStatus first = build(List.of(), null, null);
+    ReplicaPoolStatus again = build(List.of(), null, first);
+    assertThat(again).isEqualTo(first);
+    assertThat(first.observedGeneration).isEqualTo(2L);
+    assertThat(first.snapshotVersion).isEqualTo(42L);
+    assertThat(first.conditions)
+        .extracting(Condition::getType)
+        .containsExactly("Ready", "Degraded", "DataPlaneSynced", "ConfigurationValid");
+  }
 }

@@ -1,0 +1,478 @@
+package dev.replicapool.operator.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.replicapool.api.registration.LeaseConventions;
+import dev.replicapool.api.v1alpha1.MemberSource;
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.Registration;
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
+import dev.replicapool.api.v1alpha1.StaticEndpoint;
+import dev.replicapool.api.v1alpha1.Tls;
+import dev.replicapool.controlplane.ControlPlaneServer;
+import dev.replicapool.operator.metrics.OperatorMetrics;
+import dev.replicapool.operator.probing.MemberKey;
+import dev.replicapool.operator.probing.ProbeResult;
+import dev.replicapool.operator.probing.Prober;
+import dev.replicapool.operator.push.SnapshotPublisher;
+import dev.replicapool.operator.status.Conditions;
+import dev.replicapool.operator.status.EventRecorder;
+import dev.replicapool.operator.status.StatusBuilder.DataPlaneSync;
+import dev.replicapool.testing.LocalKubeApiServer;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Base64;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconciler called as JOSDK calls it, one {@code reconcile(pool, context)} at a time, with the
+ * pool's objects in a real API server; each test asserts on the status and the returned control.
+ * The clock is the test's: status throttling and Lease expiry move only when the test says so.
+ */
+class ReplicaPoolReconcilerTest {
+  static KubernetesClient client;
+  static Vertx vertx;
+
+  final StepClock clock = new StepClock(System.currentTimeMillis());
+  final SwitchableInputs inputs = new SwitchableInputs(new ApiServerInputs(client));
+  String namespace;
+  Prober prober;
+  ControlPlaneServer server;
+  SnapshotPublisher publisher;
+  DataPlaneSync dataPlanes;
+  ReplicaPoolReconciler reconciler;
+
+  /** The API server's objects, or the failure a test wants the next read to throw. */
+  static final class SwitchableInputs implements PoolInputs {
+    final PoolInputs delegate;
+    RuntimeException failure;
+
+    SwitchableInputs(PoolInputs delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public List<Pod> pods(String namespace) {
+      if (failure != null) {
+        throw failure;
+      }
+      return delegate.pods(namespace);
+    }
+
+    @Override
+    public List<Lease> leases(String namespace, String pool) {
+      return delegate.leases(namespace, pool);
+    }
+
+    @Override
+    public Secret tlsSecret(String namespace, String name) {
+      return delegate.tlsSecret(namespace, name);
+    }
+
+    @Override
+    public ConfigMap configMap(String namespace, String name) {
+      return delegate.configMap(namespace, name);
+    }
+  }
+
+  @BeforeAll
+  static void apiServer() {
+    client = LocalKubeApiServer.get().newClient();
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void closeAll() {
+    vertx.close().await();
+    client.close();
+  }
+
+  @BeforeEach
+  void newReconciler() {
+    namespace = LocalKubeApiServer.get().createNamespace(client, "reconciler");
+    prober = new Prober(vertx);
+    server = new ControlPlaneServer(vertx, new ControlPlaneServer.Options("127.0.0.1", 0, "t"));
+    publisher = new SnapshotPublisher(server);
+    reconciler =
+        new ReplicaPoolReconciler(
+            clock,
+            prober,
+            publisher,
+            name -> dataPlanes,
+            new EventRecorder(client, clock::millis, 1_000, 1),
+            new OperatorMetrics(),
+            inputs);
+  }
+
+  @AfterEach
+  void closeProber() {
+    prober.close();
+  }
+
+  ReplicaPool pool(String name, Consumer<ReplicaPoolSpec> spec) {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName(name);
+    pool.getMetadata().setNamespace(namespace);
+    pool.getMetadata().setGeneration(1L);
+    pool.setSpec(new ReplicaPoolSpec());
+    spec.accept(pool.getSpec());
+    return pool;
+  }
+
+  /** Two static members, not probed: Healthy from the start. */
+  ReplicaPool staticPool(String name) {
+    return pool(
+        name,
+        s -> {
+          s.endpoints =
+              List.of(new StaticEndpoint("127.0.0.1", 9001), new StaticEndpoint("127.0.0.1", 9002));
+          s.healthCheck.enabled = false;
+        });
+  }
+
+  /** Members are the Pods labelled app=NAME, on port 8080. */
+  ReplicaPool selectorPool(String name) {
+    return pool(
+        name,
+        s -> {
+          s.selector = new LabelSelectorBuilder().addToMatchLabels("app", name).build();
+          s.port = 8080;
+        });
+  }
+
+  UpdateControl<ReplicaPool> reconcile(ReplicaPool pool) {
+    return reconciler.reconcile(pool, TestContext.of(client, pool));
+  }
+
+  /** The status a patch wrote, now on the pool as the informer would deliver it. */
+  static ReplicaPoolStatus written(ReplicaPool pool, UpdateControl<ReplicaPool> control) {
+    assertThat(control.isPatchStatus()).as("a status patch").isTrue();
+    ReplicaPoolStatus status = control.getResource().orElseThrow().getStatus();
+    pool.setStatus(status);
+    return status;
+  }
+
+  static Condition condition(ReplicaPoolStatus status, String type) {
+    return Conditions.find(status.conditions, type);
+  }
+
+  String name(ReplicaPool pool) {
+    return namespace + "/" + pool.getMetadata().getName();
+  }
+
+  List<String> events(String reason) {
+    return client.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(e -> reason.equals(e.getReason()))
+        .map(Event::getMessage)
+        .toList();
+  }
+
+  @Test
+  void theObservedPoolIsPublishedAndWrittenAsAStatusPatchOfAFreshObject() {
+    ReplicaPool pool = staticPool("web");
+
+    UpdateControl<ReplicaPool> control = reconcile(pool);
+
+    ReplicaPool patch = control.getResource().orElseThrow();
+    assertThat(patch.getMetadata().getName()).isEqualTo("web");
+    assertThat(patch.getMetadata().getNamespace()).isEqualTo(namespace);
+    assertThat(patch.getMetadata().getResourceVersion()).isNull();
+    ReplicaPoolStatus status = written(pool, control);
+    assertThat(status.registered).isEqualTo(2);
+    assertThat(status.routable).isEqualTo(2);
+    assertThat(status.endpoints)
+        .extracting(e -> e.address)
+        .containsExactly("127.0.0.1:9001", "127.0.0.1:9002");
+    assertThat(condition(status, Conditions.READY).getMessage())
+        .isEqualTo("2 of 2 members routable");
+    assertThat(condition(status, Conditions.DATA_PLANE_SYNCED).getStatus()).isEqualTo("Unknown");
+    assertThat(condition(status, Conditions.CONFIGURATION_VALID).getStatus()).isEqualTo("True");
+    assertThat(status.snapshotVersion).isEqualTo(publisher.version(name(pool))).isPositive();
+    assertThat(control.getScheduleDelay()).contains(StatusWriter.REFRESH_MILLIS);
+    assertThat(prober.tracked()).isEmpty();
+  }
+
+  @Test
+  void anUnchangedPoolIsNeitherWrittenNorPublishedAgain() {
+    ReplicaPool pool = staticPool("web");
+    written(pool, reconcile(pool));
+    long version = server.latestVersion(name(pool));
+    clock.step(60_000);
+
+    UpdateControl<ReplicaPool> control = reconcile(pool);
+
+    assertThat(control.isNoUpdate()).isTrue();
+    assertThat(control.getScheduleDelay()).contains(StatusWriter.REFRESH_MILLIS);
+    assertThat(server.latestVersion(name(pool))).isEqualTo(version);
+  }
+
+  @Test
+  void driftWaitsForTheRefreshWhileAChangeIsWrittenAtOnce() {
+    ReplicaPool pool = staticPool("web");
+    dataPlanes = new DataPlaneSync(2, 1, 7, List.of());
+    written(pool, reconcile(pool));
+
+    clock.step(1_000);
+    dataPlanes = new DataPlaneSync(2, 1, 8, List.of()); // only a message changes
+    UpdateControl<ReplicaPool> drift = reconcile(pool);
+    assertThat(drift.isNoUpdate()).isTrue();
+    assertThat(drift.getScheduleDelay()).contains(StatusWriter.REFRESH_MILLIS - 1_000);
+
+    pool.getSpec().endpoints = List.of(new StaticEndpoint("127.0.0.1", 9001));
+    ReplicaPoolStatus change = written(pool, reconcile(pool));
+    assertThat(change.registered).isEqualTo(1);
+    assertThat(condition(change, Conditions.DATA_PLANE_SYNCED).getMessage())
+        .isEqualTo("1/2 data planes applied version 8");
+    assertThat(events("MemberRemoved")).containsExactly("127.0.0.1:9002 (Static) left the pool");
+
+    clock.step(1_000);
+    dataPlanes = new DataPlaneSync(2, 1, 9, List.of());
+    assertThat(reconcile(pool).isNoUpdate()).isTrue();
+    clock.step(StatusWriter.REFRESH_MILLIS);
+    assertThat(condition(written(pool, reconcile(pool)), Conditions.DATA_PLANE_SYNCED).getMessage())
+        .isEqualTo("1/2 data planes applied version 9");
+  }
+
+  @Test
+  void aProbeThatChangesAStateIsPushedAtOnceAndWrittenByTheNextReconcile() {
+    HttpServer member =
+        vertx
+            .createHttpServer()
+            .requestHandler(r -> r.response().end("ok"))
+            .listen(0, "127.0.0.1")
+            .await();
+    try {
+      String address = "127.0.0.1:" + member.actualPort();
+      ReplicaPool pool =
+          pool(
+              "probed",
+              s -> {
+                s.endpoints = List.of(new StaticEndpoint("127.0.0.1", member.actualPort()));
+                s.healthCheck.intervalMillis = 60_000;
+                s.healthCheck.healthyThreshold = 2;
+              });
+      ReplicaPoolStatus pending = written(pool, reconcile(pool));
+      assertThat(pending.endpoints).extracting(e -> e.state).containsExactly(MemberState.Pending);
+      assertThat(condition(pending, Conditions.READY).getMessage())
+          .isEqualTo("none of 1 members is routable (1 pending their first probes)");
+      assertThat(prober.tracked()).containsExactly(new MemberKey(name(pool), address));
+      long before = server.latestVersion(name(pool));
+
+      // What the prober reports for a member that answers (the real probes of it pass too).
+      for (int i = 0; i < 2; i++) {
+        reconciler.onProbeResult(
+            new ProbeResult(
+                new MemberKey(name(pool), address), true, 3, 200, null, clock.instant()));
+      }
+      assertThat(server.latestVersion(name(pool))).isGreaterThan(before);
+
+      ReplicaPoolStatus healthy = written(pool, reconcile(pool));
+      assertThat(healthy.endpoints).extracting(e -> e.state).containsExactly(MemberState.Healthy);
+      assertThat(condition(healthy, Conditions.READY).getStatus()).isEqualTo("True");
+      assertThat(events("MemberHealthy")).hasSize(1);
+    } finally {
+      member.close().await();
+    }
+  }
+
+  @Test
+  void theTlsSecretIsAProblemUntilItHoldsAPemPair() {
+    ReplicaPool pool = staticPool("secure");
+    pool.getSpec().tls = new Tls();
+    pool.getSpec().tls.secretName = "secure-tls";
+
+    ReplicaPoolStatus missing = written(pool, reconcile(pool));
+    Condition invalid = condition(missing, Conditions.CONFIGURATION_VALID);
+    assertThat(invalid.getStatus()).isEqualTo("False");
+    assertThat(invalid.getMessage())
+        .isEqualTo("TLS Secret secure-tls not found (it must be of type kubernetes.io/tls)");
+    assertThat(events("InvalidConfiguration")).containsExactly(invalid.getMessage());
+    long withoutTls = publisher.version(name(pool));
+
+    client
+        .secrets()
+        .inNamespace(namespace)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("secure-tls")
+                .endMetadata()
+                .withType("kubernetes.io/tls")
+                .addToData("tls.crt", base64("-----BEGIN CERTIFICATE-----\nC\n"))
+                .addToData("tls.key", base64("-----BEGIN PRIVATE KEY-----\nK\n"))
+                .build())
+        .create();
+    ReplicaPoolStatus valid = written(pool, reconcile(pool));
+    assertThat(condition(valid, Conditions.CONFIGURATION_VALID).getStatus()).isEqualTo("True");
+    assertThat(publisher.version(name(pool))).isGreaterThan(withoutTls);
+  }
+
+  @Test
+  void eachDistinctRefusalIsOneWarningEvent() {
+    ReplicaPool pool = staticPool("refused");
+    dataPlanes = new DataPlaneSync(1, 0, 5, List.of("dp-1 refused version 5: port 80 is in use"));
+    ReplicaPoolStatus status = written(pool, reconcile(pool));
+    Condition synced = condition(status, Conditions.DATA_PLANE_SYNCED);
+    assertThat(synced.getReason()).isEqualTo("Rejected");
+    assertThat(synced.getMessage())
+        .isEqualTo(
+            "1 of 1 data planes rejected version 5: dp-1 refused version 5: port 80 is in use");
+
+    dataPlanes = new DataPlaneSync(1, 0, 6, List.of("dp-1 refused version 6: port 80 is in use"));
+    reconcile(pool);
+    dataPlanes = new DataPlaneSync(1, 0, 7, List.of("dp-1 refused version 7: no certificate"));
+    reconcile(pool);
+
+    assertThat(events("DataPlaneRejected"))
+        .containsExactlyInAnyOrder(
+            "dp-1 refused version 5: port 80 is in use", "dp-1 refused version 7: no certificate");
+  }
+
+  @Test
+  void readyPodsOfTheSelectorAreMembersAndASelectorThatMatchesNoneIsSaid() {
+    ReplicaPool pool = selectorPool("pods");
+    pool.getSpec().healthCheck.enabled = false;
+    ReplicaPoolStatus none = written(pool, reconcile(pool));
+    Condition ready = condition(none, Conditions.READY);
+    assertThat(ready.getReason()).isEqualTo("NoMembers");
+    assertThat(ready.getMessage()).isEqualTo("selector app=pods matches no Pods");
+    assertThat(events("SelectorMatchesNothing")).containsExactly(ready.getMessage());
+
+    TestPods.ready(client, namespace, "pods-0", "pods", "10.1.0.5");
+    ReplicaPoolStatus one = written(pool, reconcile(pool));
+    assertThat(one.endpoints).hasSize(1);
+    assertThat(one.endpoints.get(0).address).isEqualTo("10.1.0.5:8080");
+    assertThat(one.endpoints.get(0).source).isEqualTo(MemberSource.Pod);
+    assertThat(one.endpoints.get(0).name).isEqualTo("pods-0");
+  }
+
+  @Test
+  void expiredLeasesLeaveThePoolAtOnceAndTheirObjectsAfterAMinute() {
+    ReplicaPool pool =
+        pool(
+            "leased",
+            s -> {
+              s.registration = new Registration();
+              s.healthCheck.enabled = false;
+            });
+    long now = clock.millis();
+    lease("leased-a", "leased", "127.0.0.1:9001", now);
+    lease("leased-b", "leased", "127.0.0.1:9002", now - 900 - ExpiredLeaseCollector.GRACE_MILLIS);
+
+    UpdateControl<ReplicaPool> control = reconcile(pool);
+    ReplicaPoolStatus status = written(pool, control);
+    assertThat(status.endpoints).extracting(e -> e.address).containsExactly("127.0.0.1:9001");
+    assertThat(status.endpoints.get(0).source).isEqualTo(MemberSource.Lease);
+    // Woken when the live Lease expires, not at the next refresh.
+    assertThat(control.getScheduleDelay()).contains(901L);
+    assertThat(leaseNames()).containsExactly("leased-a");
+
+    clock.step(901);
+    ReplicaPoolStatus expired = written(pool, reconcile(pool));
+    assertThat(expired.registered).isZero();
+    assertThat(leaseNames()).containsExactly("leased-a");
+  }
+
+  @Test
+  void aDeletedPoolIsForgottenByTheProberAndTheDataPlanes() {
+    ReplicaPool pool =
+        pool(
+            "gone",
+            s -> {
+              s.endpoints = List.of(new StaticEndpoint("127.0.0.1", 9));
+              s.healthCheck.intervalMillis = 60_000;
+            });
+    reconcile(pool);
+    assertThat(prober.tracked()).hasSize(1);
+    long published = server.latestVersion(name(pool));
+
+    UpdateControl<ReplicaPool> control =
+        reconciler.reconcile(pool, TestContext.deleted(client, pool));
+
+    assertThat(control.isNoUpdate()).isTrue();
+    assertThat(prober.tracked()).isEmpty();
+    assertThat(publisher.version(name(pool))).isZero();
+    assertThat(server.latestVersion(name(pool))).isGreaterThan(published); // the removal
+  }
+
+  @Test
+  void aFailedReconcileIsAConditionUntilOneSucceeds() {
+    ReplicaPool pool = selectorPool("failing");
+    written(pool, reconcile(pool));
+    inputs.failure = new IllegalStateException("the Pod cache is not synced");
+    assertThatThrownBy(() -> reconcile(pool)).isSameAs(inputs.failure);
+
+    ErrorStatusUpdateControl<ReplicaPool> error =
+        reconciler.updateErrorStatus(pool, TestContext.of(client, pool), inputs.failure);
+
+    ReplicaPoolStatus failed = error.getResource().orElseThrow().getStatus();
+    Condition reconciled = condition(failed, Conditions.RECONCILED);
+    assertThat(reconciled.getStatus()).isEqualTo("False");
+    assertThat(reconciled.getReason()).isEqualTo("ReconcileFailed");
+    assertThat(reconciled.getMessage())
+        .isEqualTo("IllegalStateException: the Pod cache is not synced");
+    // The rest stays as the last reconcile that succeeded wrote it, and JOSDK retries.
+    assertThat(condition(failed, Conditions.READY)).isEqualTo(condition(pool.getStatus(), "Ready"));
+    assertThat(error.isNoRetry()).isFalse();
+
+    pool.setStatus(failed);
+    inputs.failure = null;
+    ReplicaPoolStatus recovered = written(pool, reconcile(pool));
+    assertThat(condition(recovered, Conditions.RECONCILED)).isNull();
+  }
+
+  void lease(String name, String pool, String address, long renewedMillis) {
+    client
+        .leases()
+        .inNamespace(namespace)
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels(LeaseConventions.POOL_LABEL, pool)
+                .addToAnnotations(LeaseConventions.ADDRESS_ANNOTATION, address)
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity(name)
+                .withRenewTime(
+                    ZonedDateTime.ofInstant(Instant.ofEpochMilli(renewedMillis), ZoneOffset.UTC))
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  List<String> leaseNames() {
+    return client.leases().inNamespace(namespace).list().getItems().stream()
+        .map(l -> l.getMetadata().getName())
+        .toList();
+  }
+
+  static String base64(String s) {
+    return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+  }
+}
