@@ -374,12 +374,12 @@ class HostilePoolsIT {
 
       // The reconciler still serves the healthy pool: a spec change shows in its status at once.
       long changedAt = System.nanoTime();
-      sys.pool("canary")
-          .edit(
-              p -> {
-                p.getSpec().endpoints.add(new StaticEndpoint("localhost", member.port()));
-                return p;
-              });
+      dev.replicapool.testing.ReplicaPools.editSpec(
+          sys.pool("canary"),
+          p -> {
+            p.getSpec().endpoints.add(new StaticEndpoint("localhost", member.port()));
+            return p;
+          });
       await()
           .atMost(Duration.ofSeconds(10))
           .pollInterval(Duration.ofMillis(50))

@@ -21,7 +21,9 @@ public class ReplicaPoolStatus {
   public Integer routable;
 
   @JsonPropertyDescription(
-      "Ready, Degraded, DataPlaneSynced, CapacityAtRisk, ConfigurationValid (metav1.Condition).")
+      "Ready, Degraded, DataPlaneSynced, CapacityAtRisk, ConfigurationValid, and Reconciled"
+          + " (False, reason ReconcileFailed, only while reconciling the pool fails)"
+          + " (metav1.Condition).")
   public List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("One row per member, sorted by address.")

@@ -159,7 +159,11 @@ class StaticPoolIT {
     h.client.resource(pool("quiet", List.of(replicas.get(3)))).create();
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(() -> assertThat(h.pool("quiet").get().getStatus().routable).isEqualTo(1));
+        .until(
+            () -> {
+              var p = h.pool("quiet").get();
+              return p.getStatus() != null && Integer.valueOf(1).equals(p.getStatus().routable);
+            });
     // Let it settle, then count writes: a status loop would write many times per second.
     String first = h.pool("quiet").get().getMetadata().getResourceVersion();
     List<String> versions = new ArrayList<>();
