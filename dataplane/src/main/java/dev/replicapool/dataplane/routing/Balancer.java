@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Picks one member among candidates that are all allowed to take the request. Called under the
- * pool's lock, so implementations may keep state without their own synchronization.
+ * pool's lock, so implementations may keep state (their own, per member) without their own
+ * synchronization. Built for one snapshot of a pool by {@link BalancerFactory}.
  */
 public interface Balancer {
   /**

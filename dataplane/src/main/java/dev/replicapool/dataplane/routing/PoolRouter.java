@@ -12,11 +12,11 @@ import java.util.Random;
 import java.util.function.LongSupplier;
 
 /**
- * Routing state of one pool: its members, the balancer of its policy and passive outlier detection;
- * which members take part in a pick and at what weight (slow start, panic) is {@link Candidates}'s
- * call. Past 300 lines because picks, results and ejections share one lock and one member list.
- * Plain code: time comes from an injected nanosecond clock and randomness from an injected {@link
- * Random}, so every transition can be tested without I/O.
+ * Routing state of one pool: its members, the balancer of its policy ({@link BalancerFactory}) and
+ * passive outlier detection ({@link OutlierDetector}); which members take part in a pick and at
+ * what weight (slow start, panic) is {@link Candidates}'s call. Plain code: time comes from an
+ * injected nanosecond clock and randomness from an injected {@link Random}, so every transition can
+ * be tested without I/O.
  *
  * <p>Thread-safe: picks and results from any event loop serialize on one lock, which a router built
  * from a newer snapshot of the same pool inherits (members carry over by address).
@@ -73,6 +73,7 @@ public final class PoolRouter {
   private final Settings settings;
   private final List<Endpoint> endpoints;
   private final Balancer balancer;
+  private final OutlierDetector outliers;
   private final LongSupplier clock;
   private final Events events;
   private final Object lock;
@@ -88,6 +89,7 @@ public final class PoolRouter {
       Settings settings,
       List<Endpoint> endpoints,
       Balancer balancer,
+      OutlierDetector outliers,
       LongSupplier clock,
       Events events,
       Object lock) {
@@ -95,6 +97,7 @@ public final class PoolRouter {
     this.settings = settings;
     this.endpoints = endpoints;
     this.balancer = balancer;
+    this.outliers = outliers;
     this.clock = clock;
     this.events = events;
     this.lock = lock;
@@ -143,12 +146,15 @@ public final class PoolRouter {
       }
       endpoints.add(e);
     }
+    List<Endpoint> list = List.copyOf(endpoints);
     Balancer balancer =
-        settings.policy() == RoutingPolicy.Adaptive
-            ? new PowerOfTwoChoices(random)
-            : new SmoothWeightedRoundRobin();
+        BalancerFactory.of(settings.policy(), random)
+            .create(list, members, previous == null ? null : previous.balancer);
+    OutlierDetector outliers =
+        new OutlierDetector(
+            settings.outlier(), list, previous == null ? null : previous.outliers, clock, events);
     PoolRouter router =
-        new PoolRouter(pool, settings, List.copyOf(endpoints), balancer, clock, events, lock);
+        new PoolRouter(pool, settings, list, balancer, outliers, clock, events, lock);
     router.pending = carried;
     return router;
   }
@@ -181,6 +187,11 @@ public final class PoolRouter {
     return settings;
   }
 
+  /** The balancer of this snapshot (tests look at its per-member state). */
+  Balancer balancer() {
+    return balancer;
+  }
+
   /** All members of the snapshot, routable or not, in snapshot order. */
   public List<Endpoint> endpoints() {
     return endpoints;
@@ -194,7 +205,8 @@ public final class PoolRouter {
   public Endpoint pick(Collection<Endpoint> tried) {
     synchronized (lock) {
       long now = clock.getAsLong();
-      List<Endpoint> chosen = candidates.select(endpoints, tried, now, e -> ejected(e, now));
+      List<Endpoint> chosen =
+          candidates.select(endpoints, tried, now, e -> outliers.ejected(e, now));
       return chosen.isEmpty() ? null : balancer.pick(chosen, now);
     }
   }
@@ -203,8 +215,7 @@ public final class PoolRouter {
   public void success(Endpoint e, long latencyNanos) {
     synchronized (lock) {
       e.latency.observe(latencyNanos / 1e6, clock.getAsLong());
-      e.consecutiveFailures = 0;
-      e.probation = false;
+      outliers.success(e);
     }
   }
 
@@ -219,41 +230,7 @@ public final class PoolRouter {
       long now = clock.getAsLong();
       e.failures.increment();
       e.latency.observe(Math.max(latencyNanos / 1e6, settings.failurePenaltyMillis()), now);
-      if (ejected(e, now)) {
-        return false; // a request that started before the ejection
-      }
-      e.consecutiveFailures++;
-      OutlierPolicy p = settings.outlier();
-      if (p.consecutiveFailures() <= 0 || !endpoints.contains(e)) {
-        return false;
-      }
-      if (!e.probation && e.consecutiveFailures < p.consecutiveFailures()) {
-        return false;
-      }
-      int admitted = 0;
-      int ejectedNow = 0;
-      for (Endpoint o : endpoints) {
-        if (o.admitted()) {
-          admitted++;
-          if (ejected(o, now)) {
-            ejectedNow++;
-          }
-        }
-      }
-      if (!e.admitted() || ejectedNow >= p.maxEjected(admitted)) {
-        return false;
-      }
-      if (e.ejections > 0 && now - e.lastEjectionEndNanos > p.maxEjectionMillis() * 1_000_000L) {
-        e.ejections = 0; // it behaved for a long while: start over at the base length
-      }
-      e.ejections++;
-      long millis = p.ejectionMillis(e.ejections);
-      e.ejected = true;
-      e.ejectedUntilNanos = now + millis * 1_000_000L;
-      e.consecutiveFailures = 0;
-      e.probation = false;
-      events.ejected(e, millis);
-      return true;
+      return outliers.failure(e);
     }
   }
 
@@ -263,7 +240,7 @@ public final class PoolRouter {
       long now = clock.getAsLong();
       int n = 0;
       for (Endpoint e : endpoints) {
-        if (e.admitted() && !ejected(e, now)) {
+        if (e.admitted() && !outliers.ejected(e, now)) {
           n++;
         }
       }
@@ -275,7 +252,7 @@ public final class PoolRouter {
   public boolean panic() {
     synchronized (lock) {
       long now = clock.getAsLong();
-      return candidates.panic(endpoints, e -> ejected(e, now));
+      return candidates.panic(endpoints, e -> outliers.ejected(e, now));
     }
   }
 
@@ -285,7 +262,7 @@ public final class PoolRouter {
       long now = clock.getAsLong();
       int n = 0;
       for (Endpoint e : endpoints) {
-        if (ejected(e, now)) {
+        if (outliers.ejected(e, now)) {
           n++;
         }
       }
@@ -312,10 +289,10 @@ public final class PoolRouter {
   public List<MemberView> view() {
     synchronized (lock) {
       long now = clock.getAsLong();
-      boolean panic = candidates.panic(endpoints, e -> ejected(e, now));
+      boolean panic = candidates.panic(endpoints, e -> outliers.ejected(e, now));
       List<MemberView> views = new ArrayList<>(endpoints.size());
       for (Endpoint e : endpoints) {
-        boolean ej = ejected(e, now);
+        boolean ej = outliers.ejected(e, now);
         double effective =
             panic
                 ? (Candidates.registered(e) ? 1.0 : 0.0)
@@ -328,9 +305,9 @@ public final class PoolRouter {
                 String.valueOf(e.state()),
                 e.admitted() && !ej,
                 ej,
-                ej ? Math.max(0, (e.ejectedUntilNanos - now) / 1_000_000L) : 0,
-                e.ejections,
-                e.consecutiveFailures,
+                outliers.ejectedForMillis(e, now),
+                outliers.ejections(e),
+                outliers.consecutiveFailures(e),
                 e.inflight(),
                 Math.round(e.latency.value(now) * 100) / 100.0,
                 e.requests(),
@@ -338,16 +315,5 @@ public final class PoolRouter {
       }
       return views;
     }
-  }
-
-  /** Ends an ejection whose time is up; the member is then on probation. Pool lock held. */
-  private boolean ejected(Endpoint e, long now) {
-    if (e.ejected && now - e.ejectedUntilNanos >= 0) {
-      e.ejected = false;
-      e.probation = true;
-      e.lastEjectionEndNanos = now;
-      events.returned(e);
-    }
-    return e.ejected;
   }
 }
