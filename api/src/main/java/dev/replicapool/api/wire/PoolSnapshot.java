@@ -2,6 +2,7 @@ package dev.replicapool.api.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.replicapool.api.v1alpha1.AdaptiveRouting;
+import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
 import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
@@ -23,6 +24,7 @@ import java.util.regex.Pattern;
  * @param slowStart ramp of joining members' weights; null: off
  * @param panicThresholdPercent below this share of registered members routable, route to all of
  *     them; null or 0: off
+ * @param consistentHash the key and table of the ConsistentHash policy; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSnapshot(
@@ -39,7 +41,42 @@ public record PoolSnapshot(
     String appProtocol,
     UpstreamTlsMaterial upstreamTls,
     SlowStart slowStart,
-    Integer panicThresholdPercent) {
+    Integer panicThresholdPercent,
+    ConsistentHash consistentHash) {
+
+  /** Without consistent hashing. */
+  public PoolSnapshot(
+      String pool,
+      long version,
+      RoutingPolicy policy,
+      AdaptiveRouting adaptive,
+      OutlierDetection outlierDetection,
+      Retry retry,
+      List<String> hosts,
+      Integer port,
+      TlsMaterial tls,
+      List<MemberSnapshot> members,
+      String appProtocol,
+      UpstreamTlsMaterial upstreamTls,
+      SlowStart slowStart,
+      Integer panicThresholdPercent) {
+    this(
+        pool,
+        version,
+        policy,
+        adaptive,
+        outlierDetection,
+        retry,
+        hosts,
+        port,
+        tls,
+        members,
+        appProtocol,
+        upstreamTls,
+        slowStart,
+        panicThresholdPercent,
+        null);
+  }
 
   /** A plain-HTTP pool without slow start or panic routing. */
   public PoolSnapshot(
@@ -64,6 +101,7 @@ public record PoolSnapshot(
         port,
         tls,
         members,
+        null,
         null,
         null,
         null,

@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -56,6 +57,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
   private boolean done;
   private ScheduledFuture<?> deadline;
   private String failure;
+  private String setCookie;
 
   H2StreamForwarder(Forwarding fw, PoolRuntime pool, boolean tls) {
     this.fw = fw;
@@ -127,7 +129,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
     String method = in.method() == null ? "" : in.method().toString();
     boolean idempotent =
         grpc || method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
-    tries = new Tries(pool.retry(), idempotent, true);
+    HashKey.Key key = hashKey(in);
+    setCookie = key.setCookie();
+    tries = new Tries(pool.retry(), idempotent, true, key.value());
     long timeoutNanos = grpcTimeoutNanos(in.get("grpc-timeout"));
     if (timeoutNanos > 0) {
       deadline = ctx.executor().schedule(this::deadlinePassed, timeoutNanos, TimeUnit.NANOSECONDS);
@@ -299,6 +303,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
         if (h.isEndStream() && grpcUnavailable(h.headers())) {
           attemptResult(true);
         }
+        CharSequence answered = h.headers().status();
+        if (setCookie != null && answered != null && answered.charAt(0) != '1') {
+          h.headers().add("set-cookie", setCookie);
+        }
         ctx.write(new DefaultHttp2HeadersFrame(h.headers(), h.isEndStream()));
         if (h.isEndStream()) {
           ended();
@@ -436,6 +444,24 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(f);
     }
     fw.observer.response(pool.name(), code, fw.clock.getAsLong() - start);
+  }
+
+  /** The request's key for a ConsistentHash pool; Cookie headers count as one (RFC 9113 8.2.3). */
+  private HashKey.Key hashKey(Http2Headers in) {
+    HashKey k = pool.router().hashKey();
+    if (k == null) {
+      return HashKey.Key.NONE;
+    }
+    return k.of(
+        name -> {
+          if (!name.equals("cookie")) {
+            CharSequence v = in.get(name);
+            return v == null ? null : v.toString();
+          }
+          var values = in.getAll(name);
+          return values.isEmpty() ? null : String.join("; ", values);
+        },
+        clientAddress());
   }
 
   private String clientAddress() {

@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1OverH2;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
@@ -41,6 +42,9 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
   private final boolean headRequest;
   final boolean upgrade;
   private final boolean bodyless;
+
+  /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
+  private final String setCookie;
 
   /** The head as the member gets it; kept until the response head came, for retries. */
   private ByteBuf head;
@@ -84,13 +88,15 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       boolean upgrade,
       boolean closeAfter,
       boolean sentContinue,
-      ResponseHead resp) {
+      ResponseHead resp,
+      HashKey.Key hashKey) {
     this.client = client;
     this.fw = fw;
     this.pool = pool;
     this.head = head;
     this.bodyless = bodyless;
-    this.tries = new Tries(pool.retry(), idempotent, bodyless);
+    this.tries = new Tries(pool.retry(), idempotent, bodyless, hashKey.value());
+    this.setCookie = hashKey.setCookie();
     this.startNanos = fw.clock.getAsLong();
     this.headRequest = headRequest;
     this.upgrade = upgrade;
@@ -350,7 +356,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
     if (hold) {
       holding = true;
       held = client.alloc().buffer(512);
-      resp.writeDownstream(held, closeClientAfter, true);
+      resp.writeDownstream(held, closeClientAfter, true, setCookie);
     } else {
       startResponse();
     }
@@ -377,7 +383,7 @@ final class Http1Exchange implements H1Upstream.User, MemberConnections.ConnectL
       closeClientAfter = true;
     }
     ByteBuf out = client.alloc().buffer(resp.length() + 64);
-    resp.writeDownstream(out, closeClientAfter || client.draining(), true);
+    resp.writeDownstream(out, closeClientAfter || client.draining(), true, setCookie);
     pendingHead = out;
   }
 

@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.policy;
 
 import dev.replicapool.dataplane.config.RetryPolicy;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,13 +29,22 @@ public final class Tries {
   private final boolean idempotent;
   private final boolean bodyless;
   private final List<Endpoint> tried = new ArrayList<>(2);
+  private final long hashKey;
   private int connectRetries;
   private boolean retriedAnswer;
 
   public Tries(RetryPolicy policy, boolean idempotent, boolean bodyless) {
+    this(policy, idempotent, bodyless, HashKey.NONE);
+  }
+
+  /**
+   * @param hashKey the request's key for a ConsistentHash pool ({@link HashKey}), every try
+   */
+  public Tries(RetryPolicy policy, boolean idempotent, boolean bodyless, long hashKey) {
     this.policy = policy;
     this.idempotent = idempotent;
     this.bodyless = bodyless;
+    this.hashKey = hashKey;
   }
 
   /**
@@ -42,7 +52,7 @@ public final class Tries {
    * flight on it (release it when the try ends); null when none may take it.
    */
   public Endpoint next(PoolRouter router) {
-    Endpoint e = router.pick(tried);
+    Endpoint e = router.pick(tried, hashKey);
     if (e != null) {
       tried.add(e);
       e.acquire();

@@ -14,4 +14,12 @@ public interface Balancer {
    * @param nowNanos the pool clock's current time
    */
   Endpoint pick(List<Endpoint> candidates, long nowNanos);
+
+  /**
+   * The same with the request's hash key ({@link HashKey#NONE}: none). Only a hashing balancer
+   * reads it; the others pick as without one.
+   */
+  default Endpoint pick(List<Endpoint> candidates, long key, long nowNanos) {
+    return pick(candidates, nowNanos);
+  }
 }

@@ -20,14 +20,21 @@ public interface BalancerFactory {
    */
   Balancer create(List<Endpoint> members, List<MemberSnapshot> snapshot, Balancer previous);
 
-  /** The factory of a policy; {@code random} for the policies that draw. */
-  static BalancerFactory of(RoutingPolicy policy, Random random) {
+  /**
+   * The factory of a policy; {@code random} for the policies that draw, {@code hash} for
+   * ConsistentHash (null: no key source, every request balanced unkeyed).
+   */
+  static BalancerFactory of(RoutingPolicy policy, Random random, HashPolicy hash) {
     return switch (policy) {
       case RoundRobin ->
           (members, snapshot, previous) ->
               new SmoothWeightedRoundRobin(
                   previous instanceof SmoothWeightedRoundRobin s ? s : null, members);
       case Adaptive -> (members, snapshot, previous) -> new PowerOfTwoChoices(random);
+      case ConsistentHash ->
+          (members, snapshot, previous) ->
+              ConsistentHashBalancer.create(
+                  hash != null ? hash : HashPolicy.from(null), members, snapshot, previous);
     };
   }
 }

@@ -9,14 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 /**
  * Routing state of one pool: its members, the balancer of its policy ({@link BalancerFactory}) and
  * passive outlier detection ({@link OutlierDetector}); which members take part in a pick and at
- * what weight (slow start, panic) is {@link Candidates}'s call. Plain code: time comes from an
- * injected nanosecond clock and randomness from an injected {@link Random}, so every transition can
- * be tested without I/O.
+ * what weight (slow start, panic) is {@link Candidates}'s call. Past 300 lines only by its settings
+ * record and the /status view, which need the same lock and member list. Plain code: time comes
+ * from an injected nanosecond clock and randomness from an injected {@link Random}, so every
+ * transition can be tested without I/O.
  *
  * <p>Thread-safe: picks and results from any event loop serialize on one lock, which a router built
  * from a newer snapshot of the same pool inherits (members carry over by address).
@@ -31,6 +33,7 @@ public final class PoolRouter {
    * @param slowStart ramp of members that join a pool with routable members (null: off)
    * @param panicThresholdPercent below this share of registered members routable, route to all of
    *     them (0: off); see {@link Candidates}
+   * @param hash the key source and table of the ConsistentHash policy (null: none, unkeyed)
    */
   public record Settings(
       RoutingPolicy policy,
@@ -39,7 +42,8 @@ public final class PoolRouter {
       double defaultLatencyMillis,
       double failurePenaltyMillis,
       SlowStartRamp slowStart,
-      int panicThresholdPercent) {
+      int panicThresholdPercent,
+      HashPolicy hash) {
     public Settings {
       Objects.requireNonNull(policy, "policy");
       Objects.requireNonNull(outlier, "outlier");
@@ -49,6 +53,26 @@ public final class PoolRouter {
       }
     }
 
+    /** Without a hash policy. */
+    public Settings(
+        RoutingPolicy policy,
+        OutlierPolicy outlier,
+        long ewmaTauMillis,
+        double defaultLatencyMillis,
+        double failurePenaltyMillis,
+        SlowStartRamp slowStart,
+        int panicThresholdPercent) {
+      this(
+          policy,
+          outlier,
+          ewmaTauMillis,
+          defaultLatencyMillis,
+          failurePenaltyMillis,
+          slowStart,
+          panicThresholdPercent,
+          null);
+    }
+
     /** Without slow start and panic routing. */
     public Settings(
         RoutingPolicy policy,
@@ -56,7 +80,15 @@ public final class PoolRouter {
         long ewmaTauMillis,
         double defaultLatencyMillis,
         double failurePenaltyMillis) {
-      this(policy, outlier, ewmaTauMillis, defaultLatencyMillis, failurePenaltyMillis, null, 0);
+      this(
+          policy,
+          outlier,
+          ewmaTauMillis,
+          defaultLatencyMillis,
+          failurePenaltyMillis,
+          null,
+          0,
+          null);
     }
   }
 
@@ -78,6 +110,7 @@ public final class PoolRouter {
   private final Events events;
   private final Object lock;
   private final Candidates candidates;
+  private final HashKey hashKey;
 
   /** Carried-over members and their new snapshot, until {@link #activate()}; under lock. */
   private List<Carried> pending;
@@ -102,6 +135,12 @@ public final class PoolRouter {
     this.events = events;
     this.lock = lock;
     this.candidates = new Candidates(settings.slowStart(), settings.panicThresholdPercent());
+    this.hashKey =
+        settings.policy() == RoutingPolicy.ConsistentHash
+            ? new HashKey(
+                settings.hash() != null ? settings.hash() : HashPolicy.from(null),
+                () -> ThreadLocalRandom.current().nextLong())
+            : null;
   }
 
   /**
@@ -148,7 +187,7 @@ public final class PoolRouter {
     }
     List<Endpoint> list = List.copyOf(endpoints);
     Balancer balancer =
-        BalancerFactory.of(settings.policy(), random)
+        BalancerFactory.of(settings.policy(), random, settings.hash())
             .create(list, members, previous == null ? null : previous.balancer);
     OutlierDetector outliers =
         new OutlierDetector(
@@ -203,12 +242,25 @@ public final class PoolRouter {
    * @param tried members this request already failed on (a retry goes elsewhere)
    */
   public Endpoint pick(Collection<Endpoint> tried) {
+    return pick(tried, HashKey.NONE);
+  }
+
+  /**
+   * The same for a request with a hash key ({@link HashKey#NONE}: none), which only the
+   * ConsistentHash policy reads.
+   */
+  public Endpoint pick(Collection<Endpoint> tried, long key) {
     synchronized (lock) {
       long now = clock.getAsLong();
       List<Endpoint> chosen =
           candidates.select(endpoints, tried, now, e -> outliers.ejected(e, now));
-      return chosen.isEmpty() ? null : balancer.pick(chosen, now);
+      return chosen.isEmpty() ? null : balancer.pick(chosen, key, now);
     }
+  }
+
+  /** How a request's key is found, for a ConsistentHash pool; null for the other policies. */
+  public HashKey hashKey() {
+    return hashKey;
   }
 
   /** A response below 500 came back after {@code latencyNanos}. */

@@ -102,7 +102,8 @@ public final class SnapshotPublisher {
         protocol.value(),
         protocol.tls() ? upstreamTls : null,
         routing == null ? null : routing.slowStart,
-        routing == null ? null : routing.panicThresholdPercent);
+        routing == null ? null : routing.panicThresholdPercent,
+        routing == null ? null : routing.consistentHash);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
@@ -118,7 +119,8 @@ public final class SnapshotPublisher {
         && Objects.equals(a.appProtocol(), b.appProtocol())
         && Objects.equals(a.upstreamTls(), b.upstreamTls())
         && sameOnWire(a.slowStart(), b.slowStart())
-        && Objects.equals(a.panicThresholdPercent(), b.panicThresholdPercent());
+        && Objects.equals(a.panicThresholdPercent(), b.panicThresholdPercent())
+        && sameOnWire(a.consistentHash(), b.consistentHash());
   }
 
   /**
