@@ -21,6 +21,7 @@ final class SnapshotBuilder {
   private final List<MemberSnapshot> members = new ArrayList<>();
   private String appProtocol;
   private dev.replicapool.api.wire.UpstreamTlsMaterial upstreamTls;
+  private dev.replicapool.api.v1alpha1.ConsistentHash consistentHash;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -75,6 +76,12 @@ final class SnapshotBuilder {
     return this;
   }
 
+  SnapshotBuilder consistentHash(dev.replicapool.api.v1alpha1.ConsistentHash c) {
+    this.policy = RoutingPolicy.ConsistentHash;
+    this.consistentHash = c;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -100,6 +107,7 @@ final class SnapshotBuilder {
         appProtocol,
         upstreamTls,
         null,
-        null);
+        null,
+        consistentHash);
   }
 }

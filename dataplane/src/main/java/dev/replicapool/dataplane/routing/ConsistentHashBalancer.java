@@ -16,11 +16,13 @@ import java.util.Map;
  * members that can take them never move, and a member's keys come back with it.
  *
  * <p>The table is a function of the snapshot alone, so every data plane with the same snapshot
- * builds the same one: members sorted by "host:port", each at its snapshot weight. Members the
- * operator holds back for now (Unhealthy, weight 0) keep their place at weight 1.0 (what a member
- * of a non-Adaptive pool weighs when healthy) so that their keys move only while they are away;
- * Pending and Draining members are not in it. The candidates' effective weight (slow start, panic)
- * does not change the table. A request without a key is balanced by smooth weighted round-robin.
+ * builds the same one: members sorted by "host:port", Healthy ones at their snapshot weight.
+ * Degraded and Unhealthy members keep their place at weight 1.0 (what a member of a non-Adaptive
+ * pool weighs when healthy): their keys move only while they cannot take them, and the operator's
+ * recovery ramp (a Degraded member's weight climbing back, pushed at every step) neither shuffles
+ * everybody's keys nor makes two data planes disagree between pushes. Pending and Draining members
+ * are not in it. The candidates' effective weight (slow start, panic) does not change the table. A
+ * request without a key is balanced by smooth weighted round-robin.
  */
 final class ConsistentHashBalancer implements Balancer {
   private final HashPolicy policy;
@@ -85,10 +87,10 @@ final class ConsistentHashBalancer implements Balancer {
 
   /** A member's weight in the table: see the class comment. */
   static double tableWeight(MemberSnapshot m) {
-    if (m.weight() > 0) {
+    if (m.state() == MemberState.Healthy) {
       return m.weight();
     }
-    return m.state() == MemberState.Unhealthy ? 1.0 : 0.0;
+    return m.state() == MemberState.Degraded || m.state() == MemberState.Unhealthy ? 1.0 : 0.0;
   }
 
   @Override
