@@ -117,20 +117,30 @@ public final class PoolRouter {
 
   private record Carried(Endpoint endpoint, MemberSnapshot next) {}
 
+  /** With the balancer and detector of this snapshot, taking over {@code previous}'s state. */
   private PoolRouter(
       String pool,
       Settings settings,
       List<Endpoint> endpoints,
-      Balancer balancer,
-      OutlierDetector outliers,
+      List<MemberSnapshot> members,
+      PoolRouter previous,
+      Random random,
       LongSupplier clock,
       Events events,
       Object lock) {
     this.pool = pool;
     this.settings = settings;
     this.endpoints = endpoints;
-    this.balancer = balancer;
-    this.outliers = outliers;
+    this.balancer =
+        BalancerFactory.of(settings.policy(), random, settings.hash())
+            .create(endpoints, members, previous == null ? null : previous.balancer);
+    this.outliers =
+        new OutlierDetector(
+            settings.outlier(),
+            endpoints,
+            previous == null ? null : previous.outliers,
+            clock,
+            events);
     this.clock = clock;
     this.events = events;
     this.lock = lock;
@@ -185,15 +195,9 @@ public final class PoolRouter {
       }
       endpoints.add(e);
     }
-    List<Endpoint> list = List.copyOf(endpoints);
-    Balancer balancer =
-        BalancerFactory.of(settings.policy(), random, settings.hash())
-            .create(list, members, previous == null ? null : previous.balancer);
-    OutlierDetector outliers =
-        new OutlierDetector(
-            settings.outlier(), list, previous == null ? null : previous.outliers, clock, events);
     PoolRouter router =
-        new PoolRouter(pool, settings, list, balancer, outliers, clock, events, lock);
+        new PoolRouter(
+            pool, settings, List.copyOf(endpoints), members, previous, random, clock, events, lock);
     router.pending = carried;
     return router;
   }

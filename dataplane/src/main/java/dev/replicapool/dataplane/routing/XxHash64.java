@@ -16,29 +16,34 @@ final class XxHash64 {
 
   static long hash(byte[] in, long seed) {
     int len = in.length;
-    int i = 0;
-    long h;
-    if (len >= 32) {
-      long v1 = seed + P1 + P2;
-      long v2 = seed + P2;
-      long v3 = seed;
-      long v4 = seed - P1;
-      for (; i <= len - 32; i += 32) {
-        v1 = round(v1, long64(in, i));
-        v2 = round(v2, long64(in, i + 8));
-        v3 = round(v3, long64(in, i + 16));
-        v4 = round(v4, long64(in, i + 24));
-      }
-      h =
-          Long.rotateLeft(v1, 1)
-              + Long.rotateLeft(v2, 7)
-              + Long.rotateLeft(v3, 12)
-              + Long.rotateLeft(v4, 18);
-      h = merge(merge(merge(merge(h, v1), v2), v3), v4);
-    } else {
-      h = seed + P5;
+    int bulk = len - len % 32;
+    long h = len >= 32 ? stripes(in, bulk, seed) : seed + P5;
+    return avalanche(tail(in, bulk, h + len));
+  }
+
+  /** The 32-byte stripes before {@code end}, four lanes merged. */
+  private static long stripes(byte[] in, int end, long seed) {
+    long v1 = seed + P1 + P2;
+    long v2 = seed + P2;
+    long v3 = seed;
+    long v4 = seed - P1;
+    for (int i = 0; i < end; i += 32) {
+      v1 = round(v1, long64(in, i));
+      v2 = round(v2, long64(in, i + 8));
+      v3 = round(v3, long64(in, i + 16));
+      v4 = round(v4, long64(in, i + 24));
     }
-    h += len;
+    long h =
+        Long.rotateLeft(v1, 1)
+            + Long.rotateLeft(v2, 7)
+            + Long.rotateLeft(v3, 12)
+            + Long.rotateLeft(v4, 18);
+    return merge(merge(merge(merge(h, v1), v2), v3), v4);
+  }
+
+  /** The bytes from {@code i} on: eight at a time, then four, then one. */
+  private static long tail(byte[] in, int i, long h) {
+    int len = in.length;
     for (; i <= len - 8; i += 8) {
       h ^= round(0, long64(in, i));
       h = Long.rotateLeft(h, 27) * P1 + P4;
@@ -52,12 +57,15 @@ final class XxHash64 {
       h ^= (in[i] & 0xFFL) * P5;
       h = Long.rotateLeft(h, 11) * P1;
     }
+    return h;
+  }
+
+  private static long avalanche(long h) {
     h ^= h >>> 33;
     h *= P2;
     h ^= h >>> 29;
     h *= P3;
-    h ^= h >>> 32;
-    return h;
+    return h ^ (h >>> 32);
   }
 
   private static long round(long acc, long input) {
