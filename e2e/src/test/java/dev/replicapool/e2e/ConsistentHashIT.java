@@ -78,6 +78,7 @@ class ConsistentHashIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> routable(h.dataPlane) == 5 && routable(second) == 5);
+    h.awaitReadyAndSynced("sticky"); // both data planes hold the same snapshot
 
     Map<String, String> before = ownersThroughBoth();
     assertThat(new HashSet<>(before.values())).as("200 keys spread over the members").hasSize(5);
@@ -89,6 +90,7 @@ class ConsistentHashIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> routable(h.dataPlane) == 4 && routable(second) == 4);
+    h.awaitReadyAndSynced("sticky");
 
     Map<String, String> after = ownersThroughBoth();
     int moved = 0;
