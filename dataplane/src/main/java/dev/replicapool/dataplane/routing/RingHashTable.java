@@ -15,8 +15,9 @@ import java.util.List;
 final class RingHashTable implements HashTable {
   static final int POINTS = 4096;
   static final int MAX_POINTS = 1 << 20;
+  private static final long INDEX_MASK = MAX_POINTS - 1;
 
-  /** Point hashes with the sign bit flipped, so that signed order is the unsigned ring order. */
+  /** Point positions in ring order (see the constructor). */
   private final long[] ring;
 
   private final int[] owner;
@@ -28,39 +29,33 @@ final class RingHashTable implements HashTable {
   RingHashTable(List<String> addresses, double[] weights, int points) {
     int n = addresses.size();
     double total = Arrays.stream(weights).sum() * points;
-    double scale = total > MAX_POINTS ? points * (MAX_POINTS / total) : points;
+    // Room for rounding up (and the one point of a tiny weight) below the index bits' limit.
+    double room = MAX_POINTS - 2.0 * n;
+    double scale = total > room ? points * (room / total) : points;
     int count = 0;
     int[] per = new int[n];
     for (int i = 0; i < n; i++) {
       per[i] = (int) Math.max(1, Math.round(scale * weights[i]));
       count += per[i];
     }
-    long[] hashes = new long[count];
+    // A point's position: its hash (sign bit flipped, so that signed order is ring order) with the
+    // low 20 bits replaced by its index, so that one primitive sort orders the ring and breaks ties
+    // the same way in every process.
+    long[] positions = new long[count];
     int[] members = new int[count];
     int k = 0;
     for (int i = 0; i < n; i++) {
       for (int j = 0; j < per[i]; j++) {
         byte[] point = (addresses.get(i) + "_" + j).getBytes(StandardCharsets.UTF_8);
-        hashes[k] = XxHash64.hash(point, 0) ^ Long.MIN_VALUE;
+        positions[k] = ((XxHash64.hash(point, 0) ^ Long.MIN_VALUE) & ~INDEX_MASK) | k;
         members[k++] = i;
       }
     }
-    Integer[] order = new Integer[count];
-    for (int i = 0; i < count; i++) {
-      order[i] = i;
-    }
-    // Ties (equal point hashes) go by member index: the same ring in every process.
-    Arrays.sort(
-        order,
-        (a, b) ->
-            hashes[a] != hashes[b]
-                ? Long.compare(hashes[a], hashes[b])
-                : Integer.compare(members[a], members[b]));
-    ring = new long[count];
+    Arrays.sort(positions);
+    ring = positions;
     owner = new int[count];
     for (int i = 0; i < count; i++) {
-      ring[i] = hashes[order[i]];
-      owner[i] = members[order[i]];
+      owner[i] = members[(int) (positions[i] & INDEX_MASK)];
     }
   }
 
@@ -77,10 +72,6 @@ final class RingHashTable implements HashTable {
     int i = Arrays.binarySearch(ring, key ^ Long.MIN_VALUE);
     if (i < 0) {
       i = -i - 1; // the first point above the key
-    } else {
-      while (i > 0 && ring[i - 1] == ring[i]) {
-        i--; // the first of equal points
-      }
     }
     return i == ring.length ? 0 : i;
   }
