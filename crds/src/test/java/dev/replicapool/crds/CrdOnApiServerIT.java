@@ -92,6 +92,9 @@ class CrdOnApiServerIT {
         .contains("Accept any certificate the members present");
     Kubectl.Result protocol = kubectl.run("explain", "replicapool.spec.appProtocol");
     assertThat(protocol.stdout()).contains("kubernetes.io/h2c");
+    Kubectl.Result hash = kubectl.run("explain", "replicapool.spec.routing.consistentHash.cookie");
+    assertThat(hash.exitCode()).as(hash.output()).isZero();
+    assertThat(hash.stdout()).contains("ttlSeconds").contains("Max-Age=ttlSeconds");
     Kubectl.Result pool = kubectl.run("explain", "rp.status.conditions");
     assertThat(pool.stdout()).contains("Ready, Degraded, DataPlaneSynced");
   }

@@ -151,6 +151,33 @@ class MoreInvalidPoolsIT {
             "spec.routing.adaptive.recoverAfterMillis",
             "greater than or equal to 0"),
         Arguments.of(
+            "consistent hashing without a key",
+            ok + "\n  routing: {policy: ConsistentHash}",
+            "spec.routing.consistentHash",
+            "policy ConsistentHash needs consistentHash"),
+        Arguments.of(
+            "consistent hashing on a header and a cookie",
+            ok
+                + "\n  routing: {policy: ConsistentHash, consistentHash: {header: x-user,"
+                + " cookie: {name: sid}}}",
+            "spec.routing.consistentHash",
+            "exactly one of header, cookie or sourceIP: true"),
+        Arguments.of(
+            "consistent hashing on sourceIP: false alone",
+            ok + "\n  routing: {policy: ConsistentHash, consistentHash: {sourceIP: false}}",
+            "spec.routing.consistentHash",
+            "exactly one of header, cookie or sourceIP: true"),
+        Arguments.of(
+            "hash cookie ttl zero",
+            ok + "\n  routing: {consistentHash: {cookie: {name: sid, ttlSeconds: 0}}}",
+            "spec.routing.consistentHash.cookie.ttlSeconds",
+            "greater than or equal to 1"),
+        Arguments.of(
+            "hash algorithm unknown",
+            ok + "\n  routing: {consistentHash: {sourceIP: true, algorithm: Rendezvous}}",
+            "spec.routing.consistentHash.algorithm",
+            "Unsupported value: \"Rendezvous\""),
+        Arguments.of(
             "policy in the wrong case",
             ok + "\n  routing: {policy: roundrobin}",
             "spec.routing.policy",

@@ -29,6 +29,7 @@ final class SnapshotBuilder {
   private Hedging hedging;
   private Integer maxRequestsPerMember;
   private RequestQueue queue;
+  private dev.replicapool.api.v1alpha1.ConsistentHash consistentHash;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -132,6 +133,12 @@ final class SnapshotBuilder {
     return this;
   }
 
+  SnapshotBuilder consistentHash(dev.replicapool.api.v1alpha1.ConsistentHash c) {
+    this.policy = RoutingPolicy.ConsistentHash;
+    this.consistentHash = c;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -161,6 +168,7 @@ final class SnapshotBuilder {
         timeouts,
         hedging,
         maxRequestsPerMember,
-        queue);
+        queue,
+        consistentHash);
   }
 }

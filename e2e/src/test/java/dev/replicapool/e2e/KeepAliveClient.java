@@ -33,6 +33,11 @@ final class KeepAliveClient implements AutoCloseable {
   }
 
   Response get(String hostHeader, String path) throws IOException {
+    return get(hostHeader, path, "");
+  }
+
+  /** The same with more header lines, each ending in CRLF. */
+  Response get(String hostHeader, String path, String headerLines) throws IOException {
     if (socket == null || socket.isClosed()) {
       socket = new Socket();
       socket.connect(new InetSocketAddress(host, port), 5_000);
@@ -42,7 +47,7 @@ final class KeepAliveClient implements AutoCloseable {
     }
     OutputStream out = socket.getOutputStream();
     out.write(
-        ("GET " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\n\r\n")
+        ("GET " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\n" + headerLines + "\r\n")
             .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     InputStream in = socket.getInputStream();

@@ -5,15 +5,28 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** How the data plane picks a member for each request. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!has(self.policy) || self.policy != 'ConsistentHash' || has(self.consistentHash)",
+    message = "policy ConsistentHash needs consistentHash: a header, cookie or sourceIP to hash",
+    fieldPath = ".consistentHash",
+    reason = "FieldValueRequired")
 public class Routing {
   @JsonPropertyDescription(
       "RoundRobin: smooth weighted round-robin, deterministic. Adaptive: power of two choices"
-          + " drawn by weight, preferring the member with the lower latency x (in-flight + 1).")
+          + " drawn by weight, preferring the member with the lower latency x (in-flight + 1)."
+          + " ConsistentHash: the same key (see consistentHash) goes to the same member on every"
+          + " data plane.")
   @Default("RoundRobin")
   public RoutingPolicy policy = RoutingPolicy.RoundRobin;
+
+  @JsonPropertyDescription(
+      "The key of the ConsistentHash policy (exactly one of header, cookie, sourceIP) and the"
+          + " algorithm; required with that policy, ignored by the others.")
+  public ConsistentHash consistentHash;
 
   @JsonPropertyDescription("Health and weight parameters of the Adaptive policy.")
   @Default("{}")

@@ -2,6 +2,7 @@ package dev.replicapool.api.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.replicapool.api.v1alpha1.AdaptiveRouting;
+import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.Hedging;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
 import dev.replicapool.api.v1alpha1.RequestQueue;
@@ -30,6 +31,7 @@ import java.util.regex.Pattern;
  * @param hedging hedged requests; null: off
  * @param maxRequestsPerMember in-flight limit per member and data plane; null or 0: none
  * @param queue where requests wait for a member under the limit; null: no waiting
+ * @param consistentHash the key and table of the ConsistentHash policy; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoolSnapshot(
@@ -50,9 +52,12 @@ public record PoolSnapshot(
     Timeouts timeouts,
     Hedging hedging,
     Integer maxRequestsPerMember,
-    RequestQueue queue) {
+    RequestQueue queue,
+    ConsistentHash consistentHash) {
 
-  /** A pool without per-pool request policies (timeouts, hedging, limits). */
+  /**
+   * A pool without per-pool request policies (timeouts, hedging, limits) nor consistent hashing.
+   */
   public PoolSnapshot(
       String pool,
       long version,
@@ -86,6 +91,7 @@ public record PoolSnapshot(
         null,
         null,
         null,
+        null,
         null);
   }
 
@@ -112,6 +118,7 @@ public record PoolSnapshot(
         port,
         tls,
         members,
+        null,
         null,
         null,
         null,

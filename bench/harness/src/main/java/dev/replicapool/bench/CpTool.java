@@ -99,6 +99,7 @@ public final class CpTool {
                       timeouts,
                       hedging,
                       null,
+                      null,
                       null);
               if (!cp.publish(s)) {
                 req.response().setStatusCode(409).end("refused\n");

@@ -7,6 +7,7 @@ import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
 import dev.replicapool.dataplane.policy.RequestPolicy;
+import dev.replicapool.dataplane.routing.HashPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.routing.SlowStartRamp;
@@ -298,7 +299,8 @@ public final class ConfigStore implements SnapshotApplier {
             baseline,
             baseline * FAILURE_PENALTY_FACTOR,
             SlowStartRamp.from(s.slowStart()),
-            s.panicThresholdPercent() == null ? 0 : s.panicThresholdPercent());
+            s.panicThresholdPercent() == null ? 0 : s.panicThresholdPercent(),
+            HashPolicy.from(s.consistentHash()));
     PoolRouter router =
         PoolRouter.create(
             s.pool(),

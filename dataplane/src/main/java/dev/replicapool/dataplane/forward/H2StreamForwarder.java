@@ -5,6 +5,7 @@ import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -61,6 +62,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
   private boolean bodyless;
   private QueueSlot queueSlot;
   private String failure;
+  private String setCookie;
 
   H2StreamForwarder(Forwarding fw, PoolRuntime pool, boolean tls) {
     this.fw = fw;
@@ -133,7 +135,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
     boolean idempotent =
         grpc || method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
     bodyless = h.isEndStream();
-    tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless);
+    HashKey.Key key = hashKey(in);
+    setCookie = key.setCookie();
+    tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, key.value());
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     timer = new DeadlineTimer(ctx.executor(), fw.clock, deadlines, this::due);
@@ -443,6 +447,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
         if (h.isEndStream() && grpcUnavailable(h.headers())) {
           attemptResult(true);
         }
+        CharSequence answered = h.headers().status();
+        if (setCookie != null && answered != null && answered.charAt(0) != '1') {
+          h.headers().add("set-cookie", setCookie);
+        }
         ctx.write(new DefaultHttp2HeadersFrame(h.headers(), h.isEndStream()));
         if (h.isEndStream()) {
           ended();
@@ -583,6 +591,24 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
       ReferenceCountUtil.release(f);
     }
     fw.observer.response(pool.name(), code, fw.clock.getAsLong() - start);
+  }
+
+  /** The request's key for a ConsistentHash pool; Cookie headers count as one (RFC 9113 8.2.3). */
+  private HashKey.Key hashKey(Http2Headers in) {
+    HashKey k = pool.router().hashKey();
+    if (k == null) {
+      return HashKey.Key.NONE;
+    }
+    return k.of(
+        name -> {
+          if (!name.equals("cookie")) {
+            CharSequence v = in.get(name);
+            return v == null ? null : v.toString();
+          }
+          var values = in.getAll(name);
+          return values.isEmpty() ? null : String.join("; ", values);
+        },
+        clientAddress());
   }
 
   private String clientAddress() {

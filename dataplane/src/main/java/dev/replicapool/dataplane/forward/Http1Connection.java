@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.route.Routes;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.wire.ChunkedFramer;
 import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.LocalAnswer;
@@ -299,7 +300,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
             head.upgrade(),
             closeAfterThis,
             sentContinue,
-            resp);
+            resp,
+            hashKey(pool));
     ex.start();
   }
 
@@ -309,6 +311,11 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   }
 
   private boolean closeAfterThis;
+
+  private HashKey.Key hashKey(PoolRuntime pool) {
+    HashKey k = pool.router().hashKey();
+    return k == null ? HashKey.Key.NONE : k.of(head::header, clientAddress);
+  }
 
   private void beginBody() {
     readingBody = !head.bodyless();

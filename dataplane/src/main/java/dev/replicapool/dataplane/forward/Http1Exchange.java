@@ -6,6 +6,7 @@ import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 import dev.replicapool.dataplane.wire.ChunkedFramer;
@@ -26,11 +27,11 @@ import java.util.ArrayList;
  *
  * <p>Why one class of this size for both directions and every try: the decisions of one direction
  * depend on the other (a response before the body ended, a reset before any answer) and on the
- * other tries (a hedge that answers first takes the place of the try in front), and keeping them
- * in one place keeps "why was this retried" to one answer. What can live apart does: the byte
- * handling in {@code wire}, every decision in {@code policy} (Tries, Deadlines, the budget), the
- * connection to a member in {@link MemberLinks}, a hedge's own connection in {@link HedgeTry},
- * the timer in {@link DeadlineTimer}, the queue place in {@link QueueSlot}.
+ * other tries (a hedge that answers first takes the place of the try in front), and keeping them in
+ * one place keeps "why was this retried" to one answer. What can live apart does: the byte handling
+ * in {@code wire}, every decision in {@code policy} (Tries, Deadlines, the budget), the connection
+ * to a member in {@link MemberLinks}, a hedge's own connection in {@link HedgeTry}, the timer in
+ * {@link DeadlineTimer}, the queue place in {@link QueueSlot}.
  */
 final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private static final int MAX_RESPONSE_HEAD = 64 * 1024;
@@ -45,6 +46,9 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private final boolean headRequest;
   final boolean upgrade;
   private final boolean bodyless;
+
+  /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
+  private final String setCookie;
 
   /** The head as the member gets it; kept until the response head came, for retries. */
   private ByteBuf head;
@@ -96,13 +100,15 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       boolean upgrade,
       boolean closeAfter,
       boolean sentContinue,
-      ResponseHead resp) {
+      ResponseHead resp,
+      HashKey.Key hashKey) {
     this.client = client;
     this.fw = fw;
     this.pool = pool;
     this.head = head;
     this.bodyless = bodyless;
-    this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless);
+    this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
+    this.setCookie = hashKey.setCookie();
     this.startNanos = fw.clock.getAsLong();
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
@@ -384,7 +390,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (hold) {
       holding = true;
       held = client.alloc().buffer(512);
-      resp.writeDownstream(held, closeClientAfter, true);
+      resp.writeDownstream(held, closeClientAfter, true, setCookie);
     } else {
       startResponse();
     }
@@ -411,7 +417,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       closeClientAfter = true;
     }
     ByteBuf out = client.alloc().buffer(resp.length() + 64);
-    resp.writeDownstream(out, closeClientAfter || client.draining(), true);
+    resp.writeDownstream(out, closeClientAfter || client.draining(), true, setCookie);
     pendingHead = out;
   }
 

@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.policy;
 
 import dev.replicapool.dataplane.config.RetryPolicy;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,22 +43,35 @@ public final class Tries {
   private final boolean bodyless;
   private final List<Endpoint> tried = new ArrayList<>(2);
   private List<Endpoint> excluded;
+  private final long hashKey;
   private int connectRetries;
   private boolean retriedAnswer;
   private NoMember noMember;
   private int budgetDenials;
+
+  /** A request without a hash key. */
+  public Tries(RetryPolicy policy, RequestPolicy requests, boolean idempotent, boolean bodyless) {
+    this(policy, requests, idempotent, bodyless, HashKey.NONE);
+  }
 
   /**
    * A new request: it earns the pool's retry budget its share.
    *
    * @param idempotent its method may be repeated harmlessly
    * @param bodyless it carries no body (so it can be sent again as it is)
+   * @param hashKey the request's key for a ConsistentHash pool ({@link HashKey}), every try
    */
-  public Tries(RetryPolicy policy, RequestPolicy requests, boolean idempotent, boolean bodyless) {
+  public Tries(
+      RetryPolicy policy,
+      RequestPolicy requests,
+      boolean idempotent,
+      boolean bodyless,
+      long hashKey) {
     this.policy = policy;
     this.requests = requests;
     this.idempotent = idempotent;
     this.bodyless = bodyless;
+    this.hashKey = hashKey;
     requests.budget().deposit();
   }
 
@@ -69,7 +83,7 @@ public final class Tries {
   public Endpoint next(PoolRouter router) {
     int limit = requests.maxPerMember();
     if (limit <= 0) {
-      Endpoint e = router.pick(tried);
+      Endpoint e = router.pick(tried, hashKey);
       if (e != null) {
         tried.add(e);
         e.acquire();
@@ -95,7 +109,7 @@ public final class Tries {
     }
     // Another event loop may take the last slot between the pick and the acquire: pick again.
     for (int attempt = 0; attempt < 4; attempt++) {
-      Endpoint e = router.pick(excluded);
+      Endpoint e = router.pick(excluded, hashKey);
       if (e == null) {
         break;
       }

@@ -6,11 +6,12 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One member of a pool as the data plane routes to it: the operator's weight and state plus what
- * this data plane learned locally (in-flight requests, latency, passive ejection).
+ * this data plane learned locally (in-flight requests, latency). What a balancer or the {@link
+ * OutlierDetector} keeps per member is theirs, not the endpoint's.
  *
  * <p>An Endpoint outlives snapshots: a new snapshot that still lists the same address keeps the
- * same object (and so its latency, ejection and round-robin state). Fields marked "pool lock" are
- * only touched while holding the owning {@link PoolRouter}'s lock.
+ * same object (and so its latency, and to the balancer and detector the same key). Fields marked
+ * "pool lock" are only touched while holding the owning {@link PoolRouter}'s lock.
  */
 public final class Endpoint {
   private final String host;
@@ -24,14 +25,7 @@ public final class Endpoint {
   final LongAdder requests = new LongAdder();
   final LongAdder failures = new LongAdder();
 
-  // pool lock
-  long swrrCurrent;
-  int consecutiveFailures;
-  int ejections;
-  long ejectedUntilNanos;
-  boolean ejected;
-  boolean probation;
-  long lastEjectionEndNanos;
+  // pool lock, written by Candidates (the balancers and the OutlierDetector keep their own state)
 
   /** The weight the balancer uses: the operator's, times the slow-start ramp, or 1 in panic. */
   double effectiveWeight;

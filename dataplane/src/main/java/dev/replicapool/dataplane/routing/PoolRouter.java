@@ -9,14 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 /**
- * Routing state of one pool: its members, the balancer of its policy and passive outlier detection;
- * which members take part in a pick and at what weight (slow start, panic) is {@link Candidates}'s
- * call. Past 300 lines because picks, results and ejections share one lock and one member list.
- * Plain code: time comes from an injected nanosecond clock and randomness from an injected {@link
- * Random}, so every transition can be tested without I/O.
+ * Routing state of one pool: its members, the balancer of its policy ({@link BalancerFactory}) and
+ * passive outlier detection ({@link OutlierDetector}); which members take part in a pick and at
+ * what weight (slow start, panic) is {@link Candidates}'s call. Past 300 lines only by its settings
+ * record and the /status view, which need the same lock and member list. Plain code: time comes
+ * from an injected nanosecond clock and randomness from an injected {@link Random}, so every
+ * transition can be tested without I/O.
  *
  * <p>Thread-safe: picks and results from any event loop serialize on one lock, which a router built
  * from a newer snapshot of the same pool inherits (members carry over by address).
@@ -31,6 +33,7 @@ public final class PoolRouter {
    * @param slowStart ramp of members that join a pool with routable members (null: off)
    * @param panicThresholdPercent below this share of registered members routable, route to all of
    *     them (0: off); see {@link Candidates}
+   * @param hash the key source and table of the ConsistentHash policy (null: none, unkeyed)
    */
   public record Settings(
       RoutingPolicy policy,
@@ -39,7 +42,8 @@ public final class PoolRouter {
       double defaultLatencyMillis,
       double failurePenaltyMillis,
       SlowStartRamp slowStart,
-      int panicThresholdPercent) {
+      int panicThresholdPercent,
+      HashPolicy hash) {
     public Settings {
       Objects.requireNonNull(policy, "policy");
       Objects.requireNonNull(outlier, "outlier");
@@ -49,6 +53,26 @@ public final class PoolRouter {
       }
     }
 
+    /** Without a hash policy. */
+    public Settings(
+        RoutingPolicy policy,
+        OutlierPolicy outlier,
+        long ewmaTauMillis,
+        double defaultLatencyMillis,
+        double failurePenaltyMillis,
+        SlowStartRamp slowStart,
+        int panicThresholdPercent) {
+      this(
+          policy,
+          outlier,
+          ewmaTauMillis,
+          defaultLatencyMillis,
+          failurePenaltyMillis,
+          slowStart,
+          panicThresholdPercent,
+          null);
+    }
+
     /** Without slow start and panic routing. */
     public Settings(
         RoutingPolicy policy,
@@ -56,7 +80,15 @@ public final class PoolRouter {
         long ewmaTauMillis,
         double defaultLatencyMillis,
         double failurePenaltyMillis) {
-      this(policy, outlier, ewmaTauMillis, defaultLatencyMillis, failurePenaltyMillis, null, 0);
+      this(
+          policy,
+          outlier,
+          ewmaTauMillis,
+          defaultLatencyMillis,
+          failurePenaltyMillis,
+          null,
+          0,
+          null);
     }
   }
 
@@ -73,32 +105,52 @@ public final class PoolRouter {
   private final Settings settings;
   private final List<Endpoint> endpoints;
   private final Balancer balancer;
+  private final OutlierDetector outliers;
   private final LongSupplier clock;
   private final Events events;
   private final Object lock;
   private final Candidates candidates;
+  private final HashKey hashKey;
 
   /** Carried-over members and their new snapshot, until {@link #activate()}; under lock. */
   private List<Carried> pending;
 
   private record Carried(Endpoint endpoint, MemberSnapshot next) {}
 
+  /** With the balancer and detector of this snapshot, taking over {@code previous}'s state. */
   private PoolRouter(
       String pool,
       Settings settings,
       List<Endpoint> endpoints,
-      Balancer balancer,
+      List<MemberSnapshot> members,
+      PoolRouter previous,
+      Random random,
       LongSupplier clock,
       Events events,
       Object lock) {
     this.pool = pool;
     this.settings = settings;
     this.endpoints = endpoints;
-    this.balancer = balancer;
+    this.balancer =
+        BalancerFactory.of(settings.policy(), random, settings.hash())
+            .create(endpoints, members, previous == null ? null : previous.balancer);
+    this.outliers =
+        new OutlierDetector(
+            settings.outlier(),
+            endpoints,
+            previous == null ? null : previous.outliers,
+            clock,
+            events);
     this.clock = clock;
     this.events = events;
     this.lock = lock;
     this.candidates = new Candidates(settings.slowStart(), settings.panicThresholdPercent());
+    this.hashKey =
+        settings.policy() == RoutingPolicy.ConsistentHash
+            ? new HashKey(
+                settings.hash() != null ? settings.hash() : HashPolicy.from(null),
+                () -> ThreadLocalRandom.current().nextLong())
+            : null;
   }
 
   /**
@@ -143,12 +195,9 @@ public final class PoolRouter {
       }
       endpoints.add(e);
     }
-    Balancer balancer =
-        settings.policy() == RoutingPolicy.Adaptive
-            ? new PowerOfTwoChoices(random)
-            : new SmoothWeightedRoundRobin();
     PoolRouter router =
-        new PoolRouter(pool, settings, List.copyOf(endpoints), balancer, clock, events, lock);
+        new PoolRouter(
+            pool, settings, List.copyOf(endpoints), members, previous, random, clock, events, lock);
     router.pending = carried;
     return router;
   }
@@ -181,6 +230,11 @@ public final class PoolRouter {
     return settings;
   }
 
+  /** The balancer of this snapshot (tests look at its per-member state). */
+  Balancer balancer() {
+    return balancer;
+  }
+
   /** All members of the snapshot, routable or not, in snapshot order. */
   public List<Endpoint> endpoints() {
     return endpoints;
@@ -192,19 +246,32 @@ public final class PoolRouter {
    * @param tried members this request already failed on (a retry goes elsewhere)
    */
   public Endpoint pick(Collection<Endpoint> tried) {
+    return pick(tried, HashKey.NONE);
+  }
+
+  /**
+   * The same for a request with a hash key ({@link HashKey#NONE}: none), which only the
+   * ConsistentHash policy reads.
+   */
+  public Endpoint pick(Collection<Endpoint> tried, long key) {
     synchronized (lock) {
       long now = clock.getAsLong();
-      List<Endpoint> chosen = candidates.select(endpoints, tried, now, e -> ejected(e, now));
-      return chosen.isEmpty() ? null : balancer.pick(chosen, now);
+      List<Endpoint> chosen =
+          candidates.select(endpoints, tried, now, e -> outliers.ejected(e, now));
+      return chosen.isEmpty() ? null : balancer.pick(chosen, key, now);
     }
+  }
+
+  /** How a request's key is found, for a ConsistentHash pool; null for the other policies. */
+  public HashKey hashKey() {
+    return hashKey;
   }
 
   /** A response below 500 came back after {@code latencyNanos}. */
   public void success(Endpoint e, long latencyNanos) {
     synchronized (lock) {
       e.latency.observe(latencyNanos / 1e6, clock.getAsLong());
-      e.consecutiveFailures = 0;
-      e.probation = false;
+      outliers.success(e);
     }
   }
 
@@ -230,41 +297,7 @@ public final class PoolRouter {
       long now = clock.getAsLong();
       e.failures.increment();
       e.latency.observe(Math.max(latencyNanos / 1e6, settings.failurePenaltyMillis()), now);
-      if (ejected(e, now)) {
-        return false; // a request that started before the ejection
-      }
-      e.consecutiveFailures++;
-      OutlierPolicy p = settings.outlier();
-      if (p.consecutiveFailures() <= 0 || !endpoints.contains(e)) {
-        return false;
-      }
-      if (!e.probation && e.consecutiveFailures < p.consecutiveFailures()) {
-        return false;
-      }
-      int admitted = 0;
-      int ejectedNow = 0;
-      for (Endpoint o : endpoints) {
-        if (o.admitted()) {
-          admitted++;
-          if (ejected(o, now)) {
-            ejectedNow++;
-          }
-        }
-      }
-      if (!e.admitted() || ejectedNow >= p.maxEjected(admitted)) {
-        return false;
-      }
-      if (e.ejections > 0 && now - e.lastEjectionEndNanos > p.maxEjectionMillis() * 1_000_000L) {
-        e.ejections = 0; // it behaved for a long while: start over at the base length
-      }
-      e.ejections++;
-      long millis = p.ejectionMillis(e.ejections);
-      e.ejected = true;
-      e.ejectedUntilNanos = now + millis * 1_000_000L;
-      e.consecutiveFailures = 0;
-      e.probation = false;
-      events.ejected(e, millis);
-      return true;
+      return outliers.failure(e);
     }
   }
 
@@ -274,7 +307,7 @@ public final class PoolRouter {
       long now = clock.getAsLong();
       int n = 0;
       for (Endpoint e : endpoints) {
-        if (e.admitted() && !ejected(e, now)) {
+        if (e.admitted() && !outliers.ejected(e, now)) {
           n++;
         }
       }
@@ -286,7 +319,7 @@ public final class PoolRouter {
   public boolean panic() {
     synchronized (lock) {
       long now = clock.getAsLong();
-      return candidates.panic(endpoints, e -> ejected(e, now));
+      return candidates.panic(endpoints, e -> outliers.ejected(e, now));
     }
   }
 
@@ -296,7 +329,7 @@ public final class PoolRouter {
       long now = clock.getAsLong();
       int n = 0;
       for (Endpoint e : endpoints) {
-        if (ejected(e, now)) {
+        if (outliers.ejected(e, now)) {
           n++;
         }
       }
@@ -323,10 +356,10 @@ public final class PoolRouter {
   public List<MemberView> view() {
     synchronized (lock) {
       long now = clock.getAsLong();
-      boolean panic = candidates.panic(endpoints, e -> ejected(e, now));
+      boolean panic = candidates.panic(endpoints, e -> outliers.ejected(e, now));
       List<MemberView> views = new ArrayList<>(endpoints.size());
       for (Endpoint e : endpoints) {
-        boolean ej = ejected(e, now);
+        boolean ej = outliers.ejected(e, now);
         double effective =
             panic
                 ? (Candidates.registered(e) ? 1.0 : 0.0)
@@ -339,9 +372,9 @@ public final class PoolRouter {
                 String.valueOf(e.state()),
                 e.admitted() && !ej,
                 ej,
-                ej ? Math.max(0, (e.ejectedUntilNanos - now) / 1_000_000L) : 0,
-                e.ejections,
-                e.consecutiveFailures,
+                outliers.ejectedForMillis(e, now),
+                outliers.ejections(e),
+                outliers.consecutiveFailures(e),
                 e.inflight(),
                 Math.round(e.latency.value(now) * 100) / 100.0,
                 e.requests(),
@@ -349,16 +382,5 @@ public final class PoolRouter {
       }
       return views;
     }
-  }
-
-  /** Ends an ejection whose time is up; the member is then on probation. Pool lock held. */
-  private boolean ejected(Endpoint e, long now) {
-    if (e.ejected && now - e.ejectedUntilNanos >= 0) {
-      e.ejected = false;
-      e.probation = true;
-      e.lastEjectionEndNanos = now;
-      events.returned(e);
-    }
-    return e.ejected;
   }
 }

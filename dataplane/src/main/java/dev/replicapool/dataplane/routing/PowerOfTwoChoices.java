@@ -5,16 +5,21 @@ import java.util.Random;
 
 /**
  * The Adaptive policy: draws two distinct candidates at random with probability proportional to
- * their weight, and sends the request to the one with the lower cost {@code latency x (in-flight +
- * 1)}, latency being the member's {@link PeakEwma} (failures count as a large latency, see {@link
- * PoolRouter}). A member that slows down or piles up requests loses within a few requests, without
- * waiting for the operator's next weights.
+ * their weight, and sends the request to the one with the lower {@link Load} (a tie goes to the
+ * first drawn). It keeps no state of its own per member: the load holds what it needs.
  */
 public final class PowerOfTwoChoices implements Balancer {
   private final Random random;
+  private final Load load;
 
+  /** With the peak-EWMA load. */
   public PowerOfTwoChoices(Random random) {
+    this(random, PeakEwmaLoad.INSTANCE);
+  }
+
+  public PowerOfTwoChoices(Random random, Load load) {
     this.random = random;
+    this.load = load;
   }
 
   @Override
@@ -24,12 +29,7 @@ public final class PowerOfTwoChoices implements Balancer {
     }
     Endpoint a = draw(candidates, null);
     Endpoint b = draw(candidates, a);
-    return cost(b, nowNanos) < cost(a, nowNanos) ? b : a;
-  }
-
-  /** latency estimate x (in-flight + 1). */
-  public static double cost(Endpoint e, long nowNanos) {
-    return e.latency.value(nowNanos) * (e.inflight() + 1);
+    return load.of(b, nowNanos) < load.of(a, nowNanos) ? b : a;
   }
 
   private Endpoint draw(List<Endpoint> candidates, Endpoint skip) {

@@ -512,6 +512,17 @@ public final class RequestHead {
     return expectContinue;
   }
 
+  /** The value of the first header named {@code lower} (lower case), or null. */
+  public String header(String lower) {
+    byte[] name = Ascii.bytes(lower);
+    for (int i = 0; i < lines.count; i++) {
+      if (lines.nameEnd(i) - lines.nameStart(i) == name.length && lines.nameIs(i, name)) {
+        return lines.value(i);
+      }
+    }
+    return null;
+  }
+
   /** Header lines as name/value strings, for translating the request to HTTP/2. */
   public void forEachHeader(java.util.function.BiConsumer<String, String> f) {
     for (int i = 0; i < lines.count; i++) {

@@ -27,6 +27,7 @@ public final class ResponseHead {
   private static final byte[] CRLF = Ascii.bytes("\r\n");
   private static final byte[] CHUNKED_LINE = Ascii.bytes("transfer-encoding: chunked\r\n");
   private static final byte[] CLOSE_LINE = Ascii.bytes("connection: close\r\n");
+  private static final byte[] SET_COOKIE = Ascii.bytes("set-cookie: ");
   private static final byte[] UPGRADE_LINES = Ascii.bytes("connection: upgrade\r\nupgrade: ");
 
   private byte[] bytes = new byte[512];
@@ -127,6 +128,11 @@ public final class ResponseHead {
    * @param rechunk whether a chunked body goes on chunked (false: the proxy sends its payload only)
    */
   public void writeDownstream(ByteBuf out, boolean close, boolean rechunk) {
+    writeDownstream(out, close, rechunk, null);
+  }
+
+  /** The same with a {@code Set-Cookie} of the proxy's own (null: none). */
+  public void writeDownstream(ByteBuf out, boolean close, boolean rechunk, String setCookie) {
     out.writeBytes(HTTP11);
     out.writeBytes(bytes, 8, lineEnd - 8);
     out.writeBytes(CRLF);
@@ -141,6 +147,9 @@ public final class ResponseHead {
       out.writeBytes(CRLF);
     } else if (close) {
       out.writeBytes(CLOSE_LINE);
+    }
+    if (setCookie != null) {
+      out.writeBytes(SET_COOKIE).writeBytes(Ascii.bytes(setCookie)).writeBytes(CRLF);
     }
     out.writeBytes(CRLF);
   }

@@ -44,8 +44,8 @@ class PowerOfTwoChoicesTest {
     fast.latency.observe(10, clock.now); // ten minutes later the old value has decayed away
     slow.latency.observe(200, clock.now);
     PowerOfTwoChoices p2c = new PowerOfTwoChoices(scripted(0.9, 0.9)); // draws slow, then fast
-    assertThat(PowerOfTwoChoices.cost(fast, clock.now)).isCloseTo(10, within(0.01));
-    assertThat(PowerOfTwoChoices.cost(slow, clock.now)).isCloseTo(200, within(0.01));
+    assertThat(PeakEwmaLoad.INSTANCE.of(fast, clock.now)).isCloseTo(10, within(0.01));
+    assertThat(PeakEwmaLoad.INSTANCE.of(slow, clock.now)).isCloseTo(200, within(0.01));
     assertThat(p2c.pick(List.of(fast, slow), clock.now)).isSameAs(fast);
 
     // 20 requests in flight on the fast one: 10 x 21 = 210 > 200 x 1.

@@ -32,7 +32,7 @@ class SmoothWeightedRoundRobinTest {
     String[] expectedPicks = {"a", "a", "b", "a", "c", "a", "a"};
     for (int i = 0; i < 7; i++) {
       assertThat(swrr.pick(all, clock.now).host()).as("pick %d", i).isEqualTo(expectedPicks[i]);
-      assertThat(new long[] {a.swrrCurrent / 200, b.swrrCurrent / 200, c.swrrCurrent / 200})
+      assertThat(new long[] {swrr.score(a) / 200, swrr.score(b) / 200, swrr.score(c) / 200})
           .as("scores after pick %d", i)
           .containsExactly(expectedScores[i]);
     }
@@ -114,14 +114,15 @@ class SmoothWeightedRoundRobinTest {
     assertThat(first.host()).isEqualTo("a");
     // A retry of a request that failed on "b" never lands on b.
     Endpoint bEndpoint = r.endpoints().get(1);
-    long bScore = bEndpoint.swrrCurrent;
+    SmoothWeightedRoundRobin swrr = (SmoothWeightedRoundRobin) r.balancer();
+    long bScore = swrr.score(bEndpoint);
     assertThat(bScore).isEqualTo(1000);
     for (int i = 0; i < 10; i++) {
       assertThat(r.pick(Set.of(bEndpoint)).host()).isNotEqualTo("b");
     }
-    assertThat(bEndpoint.swrrCurrent).isEqualTo(bScore);
+    assertThat(swrr.score(bEndpoint)).isEqualTo(bScore);
     assertThat(r.pick(Set.of(r.endpoints().toArray(new Endpoint[0])))).isNull();
-    assertThat(r.endpoints().stream().mapToLong(e -> e.swrrCurrent).sum()).isZero();
+    assertThat(r.endpoints().stream().mapToLong(swrr::score).sum()).isZero();
   }
 
   @Test

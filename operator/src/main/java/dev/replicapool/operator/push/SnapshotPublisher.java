@@ -106,7 +106,8 @@ public final class SnapshotPublisher {
         routing == null ? null : routing.timeouts,
         routing == null ? null : routing.hedging,
         routing == null ? null : routing.maxRequestsPerMember,
-        routing == null ? null : routing.queue);
+        routing == null ? null : routing.queue,
+        routing == null ? null : routing.consistentHash);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
@@ -126,7 +127,8 @@ public final class SnapshotPublisher {
         && sameOnWire(a.timeouts(), b.timeouts())
         && sameOnWire(a.hedging(), b.hedging())
         && Objects.equals(a.maxRequestsPerMember(), b.maxRequestsPerMember())
-        && sameOnWire(a.queue(), b.queue());
+        && sameOnWire(a.queue(), b.queue())
+        && sameOnWire(a.consistentHash(), b.consistentHash());
   }
 
   /**
