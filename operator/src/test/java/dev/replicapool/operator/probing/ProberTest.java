@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.operator.probing.Prober.Scheduling;
-import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -31,7 +28,6 @@ class ProberTest {
   private static Vertx vertx;
   private TestServer server;
   private Prober prober;
-  private Context loop;
   private final List<ProbeResult> results = new CopyOnWriteArrayList<>();
 
   @BeforeAll
@@ -70,42 +66,13 @@ class ProberTest {
     return results.stream().filter(r -> r.key().equals(key)).toList();
   }
 
-  /**
-   * A prober on fake time, made on an event loop of the test's own (a prober keeps the context it
-   * is made on), so that the test can move its time there.
-   */
-  private Prober proberOnFakeTime(Scheduling scheduling, FakeTime time) throws Exception {
-    loop = vertx.getOrCreateContext();
-    CompletableFuture<Prober> made = new CompletableFuture<>();
-    Prober.Options options = Prober.Options.defaults().withScheduling(scheduling);
-    loop.runOnContext(v -> made.complete(new Prober(vertx, results::add, options, time, time)));
-    prober = made.get(10, TimeUnit.SECONDS);
-    return prober;
-  }
-
-  /**
-   * Moves fake time on, one wheel tick at a time and only while no probe is in flight, until {@code
-   * done}: each probe's real I/O happens while fake time stands still.
-   */
-  private void advanceUntil(FakeTime time, BooleanSupplier done) throws Exception {
-    long step = Prober.Options.defaults().tickMillis();
-    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!done.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("still not done").isLessThan(giveUp);
-      if (prober.stats().inFlight() > 0) {
-        await()
-            .atMost(Duration.ofSeconds(5))
-            .pollInterval(Duration.ofMillis(1))
-            .until(() -> prober.stats().inFlight() == 0);
-      }
-      CompletableFuture<Void> stepped = new CompletableFuture<>();
-      loop.runOnContext(
-          v -> {
-            time.advance(step);
-            stepped.complete(null);
-          });
-      stepped.get(5, TimeUnit.SECONDS);
-    }
+  /** A prober on fake time (see {@link FakeTimeProber}). */
+  private FakeTimeProber proberOnFakeTime(Scheduling scheduling) throws Exception {
+    FakeTimeProber p =
+        new FakeTimeProber(
+            vertx, results::add, Prober.Options.defaults().withScheduling(scheduling));
+    prober = p.prober;
+    return p;
   }
 
   @ParameterizedTest
@@ -114,10 +81,10 @@ class ProberTest {
     MemberKey k = key("ok");
     // On fake time that stands still while a probe runs: a loaded machine's pause can neither
     // turn a local probe into a failure nor stretch the pace. Real HTTP to a real server.
-    FakeTime time = new FakeTime();
-    proberOnFakeTime(scheduling, time).track(k, "127.0.0.1", server.port(), "/ok", 100, 90);
+    FakeTimeProber onFakeTime = proberOnFakeTime(scheduling);
+    prober.track(k, "127.0.0.1", server.port(), "/ok", 100, 90);
 
-    advanceUntil(time, () -> resultsOf(k).size() >= 11);
+    onFakeTime.advanceUntil(() -> resultsOf(k).size() >= 11);
 
     List<ProbeResult> rs = resultsOf(k);
     assertThat(rs)
@@ -371,8 +338,7 @@ class ProberTest {
   @EnumSource(Scheduling.class)
   void manyMembersOfManyPools(Scheduling scheduling) throws Exception {
     // On fake time: 100 probes on one shared connection must not time out on a loaded machine.
-    FakeTime time = new FakeTime();
-    proberOnFakeTime(scheduling, time);
+    FakeTimeProber onFakeTime = proberOnFakeTime(scheduling);
     for (int pool = 0; pool < 10; pool++) {
       for (int m = 0; m < 10; m++) {
         String path = pool == 3 && m == 7 ? "/fail" : "/ok";
@@ -381,7 +347,7 @@ class ProberTest {
       }
     }
 
-    advanceUntil(time, () -> results.stream().map(ProbeResult::key).distinct().count() == 100);
+    onFakeTime.advanceUntil(() -> results.stream().map(ProbeResult::key).distinct().count() == 100);
 
     var failing =
         results.stream()
