@@ -54,6 +54,29 @@ public final class CapacityPlanner {
           true,
           "cannot plan: perReplicaRequestsPerSecond and targetUtilization must be above 0");
     }
+    Figures f =
+        figures(peak, perReplica, target, routableMembers, probedMembers, probeIntervalMillis, s);
+    s.droppedRequestsPerFailure =
+        Fmt.round(f.perMember() * Math.max(0, detectionMillis) / 1000.0, 2);
+    return judge(s, f, peak, target, routableMembers);
+  }
+
+  /**
+   * The unrounded figures the judgement compares, beside the rounded ones in the status.
+   *
+   * @param utilizationAfter null when no member would be left after one more failure
+   */
+  private record Figures(double perMember, double utilization, Double utilizationAfter) {}
+
+  /** Fills the status's figures: replicas needed, per-replica load now and after one failure. */
+  private static Figures figures(
+      double peak,
+      double perReplica,
+      double target,
+      int routableMembers,
+      int probedMembers,
+      long probeIntervalMillis,
+      CapacityStatus s) {
     double safe = perReplica * target;
     int minReplicas = (int) Math.max(1, Math.ceil(peak / safe - EPSILON));
     int counted = routableMembers > 0 ? routableMembers : minReplicas;
@@ -75,13 +98,17 @@ public final class CapacityPlanner {
         probeIntervalMillis > 0
             ? Fmt.round(Math.max(0, probedMembers) * 1000.0 / probeIntervalMillis, 2)
             : 0.0;
-    s.droppedRequestsPerFailure = Fmt.round(perMember * Math.max(0, detectionMillis) / 1000.0, 2);
+    return new Figures(perMember, utilization, utilizationAfter);
+  }
 
+  /** Whether the pool is at risk now or after one more failure, and the message that says so. */
+  private static Plan judge(
+      CapacityStatus s, Figures f, double peak, double target, int routableMembers) {
     String t = Fmt.num(target);
     if (routableMembers <= 0) {
-      return new Plan(s, true, "no routable member; " + minReplicas + " needed at peak");
+      return new Plan(s, true, "no routable member; " + s.minReplicas + " needed at peak");
     }
-    if (utilization > target + EPSILON) {
+    if (f.utilization() > target + EPSILON) {
       return new Plan(
           s,
           true,
@@ -92,27 +119,16 @@ public final class CapacityPlanner {
               + " already with "
               + routableMembers
               + " routable; "
-              + minReplicas
+              + s.minReplicas
               + " needed at peak");
     }
-    if (utilizationAfter == null) {
+    if (f.utilizationAfter() == null) {
       return new Plan(s, peak > 0, "one more failure leaves no routable member");
     }
-    if (utilizationAfter > target + EPSILON) {
-      return new Plan(
-          s,
-          true,
-          "one more failure puts utilization at "
-              + Fmt.num(s.utilizationAfterOneFailure)
-              + " > "
-              + t);
+    String after = Fmt.num(s.utilizationAfterOneFailure);
+    if (f.utilizationAfter() > target + EPSILON) {
+      return new Plan(s, true, "one more failure puts utilization at " + after + " > " + t);
     }
-    return new Plan(
-        s,
-        false,
-        "one more failure keeps utilization at "
-            + Fmt.num(s.utilizationAfterOneFailure)
-            + " <= "
-            + t);
+    return new Plan(s, false, "one more failure keeps utilization at " + after + " <= " + t);
   }
 }

@@ -33,6 +33,16 @@ final class Fmt {
     return v;
   }
 
+  /** "1 probe failed", "3 probes failed in a row". */
+  static String failures(int n) {
+    return n == 1 ? "1 probe failed" : n + " probes failed in a row";
+  }
+
+  /** "1 probe passed", "3 probes passed in a row". */
+  static String passes(int n) {
+    return n == 1 ? "1 probe passed" : n + " probes passed in a row";
+  }
+
   /** Rounds half-up on the exact binary value (so 256.945 as a double, 256.9449..., is 256.94). */
   static double round(double value, int decimals) {
     if (Double.isNaN(value) || Double.isInfinite(value)) {

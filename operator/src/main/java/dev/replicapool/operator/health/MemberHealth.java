@@ -3,24 +3,19 @@ package dev.replicapool.operator.health;
 import dev.replicapool.api.v1alpha1.MemberState;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The health state machine of one member: plain Java, no I/O, time from an injected {@link Clock}.
  * Methods are synchronized, so probe results (event loop) and status reads (reconciler) may come
- * from different threads. One class past 300 lines on purpose: the rules below read and write the
- * same few counters, and split apart they could no longer be checked against each other.
- *
- * <h2>Inputs</h2>
- *
- * {@link #onProbe}, {@link #onLeaseExpired}, {@link #onSelfReported} (the health flag that comes
- * with every lease renewal; a renewal also ends a lease expiry), {@link #onDraining} and {@link
- * #tick} (time passing without input: the recovery hold of a member that is not probed). Each
- * returns the transition it caused, if any.
- *
- * <h2>Rules</h2>
+ * from different threads. Inputs ({@link #onProbe}, {@link #onLeaseExpired}, {@link
+ * #onSelfReported}, {@link #onDraining}, {@link #tick}) each return the transition they caused, if
+ * any. This class decides the transitions; what the probes say is kept by {@link ProbeSignals},
+ * what holds a member down by {@link DownCauses}, the hold and the ramp by {@link Recovery}, and
+ * the weight (0 unless Healthy or Degraded) is {@link WeightPolicy}'s formula. A little past 300
+ * lines: the rules below and the synchronized read side take half; the transitions stay in one
+ * place so that they can be checked against the rules.
  *
  * <ul>
  *   <li>A member that joins ({@link #joining}) is Pending, weight 0, until {@code healthyThreshold}
@@ -49,35 +44,17 @@ import java.util.Optional;
  *       most three times, even with thresholds of 1.
  *   <li>Draining (a terminating Pod) is final, weight 0.
  * </ul>
- *
- * <h2>Signals</h2>
- *
- * Latency samples come from passing probes, and from failed probes that took at least the timeout
- * (a hanging member is slow); a fast failure (connection refused, quick 500) counts in the error
- * rate only, so failing fast never looks fast (linkerd2 #11669). The error rate is an exponentially
- * weighted average of failures with weight {@code errorAlpha} per probe; the latency score one of
- * latencies with weight {@code latencyAlpha}, starting at the first sample.
- *
- * <h2>Weight</h2>
- *
- * Unhealthy and Draining: 0. Otherwise {@code max(minWeight, base x ramp)}, rounded to two
- * decimals, where base is {@code 1 - (latencyPenalty + errorPenalty)} for the Adaptive policy
- * ({@code latencyPenalty = max(0, (score - baseline) / baseline)}, {@code errorPenalty = 10 x
- * errorRate}) and 1.0 for RoundRobin.
  */
 public final class MemberHealth {
-  /** The slow-start ramp starts at this share of the weight. */
-  public static final double SLOW_START_MIN_FACTOR = 0.1;
-
-  /** The passing streak needed after repeated ejections doubles at most this many times. */
-  public static final int MAX_FLAP_DOUBLINGS = 6;
-
   private final HealthPolicy policy;
   private final Clock clock;
+  private final long joinedMillis;
+  private final ProbeSignals signals;
+  private final DownCauses down = new DownCauses();
+  private final Recovery recovery;
 
   private MemberState state = MemberState.Healthy;
   private String reason = "member added";
-  private final long joinedMillis;
 
   /** False until the member first turned routable: until then no hysteresis applies. */
   private boolean everRoutable = true;
@@ -85,33 +62,14 @@ public final class MemberHealth {
   private long lastTransitionMillis;
   private int transitions;
 
-  private final long[] window;
-  private int windowCount;
-  private int windowNext;
-  private double latencyScore = Double.NaN;
-  private double errorRate;
-  private int consecutiveFailures;
-  private int consecutiveSuccesses;
-  private long streakStartMillis = -1;
-
-  private boolean probeDown;
-  private String probeDownReason;
-  private int ejections;
-  private boolean leaseExpired;
-  private boolean selfUnhealthy;
-
-  private long goodSinceMillis;
-  private long rampStartMillis = -1;
-  private long pendingRampStartMillis = -1;
-
   /** A member already known routable: starts Healthy (see the class comment). */
   public MemberHealth(HealthPolicy policy, Clock clock) {
     this.policy = policy;
     this.clock = clock;
-    this.window = new long[policy.latencyWindow()];
+    this.signals = new ProbeSignals(policy);
     this.lastTransitionMillis = clock.millis();
     this.joinedMillis = lastTransitionMillis;
-    this.goodSinceMillis = lastTransitionMillis;
+    this.recovery = new Recovery(lastTransitionMillis);
   }
 
   /** A member that just joined: Pending until its first passing probes, when probes are on. */
@@ -150,34 +108,20 @@ public final class MemberHealth {
     if (!everRoutable && state != MemberState.Draining) {
       return onStartupProbe(success, latencyMillis, now);
     }
-    double a = policy.errorAlpha();
     if (success) {
-      consecutiveFailures = 0;
-      if (consecutiveSuccesses++ == 0) {
-        streakStartMillis = now;
-      }
-      recordLatency(latencyMillis);
-      errorRate = errorRate * (1 - a);
-      if (probeDown && consecutiveSuccesses >= requiredPasses()) {
-        probeDown = false;
-        probeDownReason = null;
-        pendingRampStartMillis = Math.max(pendingRampStartMillis, streakStartMillis);
+      signals.passed(latencyMillis, now);
+      if (down.probesFailed()
+          && signals.consecutiveSuccesses() >= down.requiredPasses(policy.healthyThreshold())) {
+        down.readmittedByProbes();
+        signals.streakStartMillis().ifPresent(recovery::rampFrom);
       }
     } else {
-      consecutiveSuccesses = 0;
-      streakStartMillis = -1;
-      consecutiveFailures++;
-      if (latencyMillis >= policy.timeoutMillis()) {
-        recordLatency(latencyMillis);
-      }
-      errorRate = errorRate * (1 - a) + a;
-      if (!probeDown && consecutiveFailures >= policy.unhealthyThreshold()) {
-        probeDown = true;
-        ejections++;
-        probeDownReason = failures(consecutiveFailures);
+      signals.failed(latencyMillis);
+      if (!down.probesFailed() && signals.consecutiveFailures() >= policy.unhealthyThreshold()) {
+        down.ejectedByProbes(Fmt.failures(signals.consecutiveFailures()));
       }
     }
-    updateGoodSince(now);
+    observeResults(now);
     return evaluate(now);
   }
 
@@ -187,8 +131,7 @@ public final class MemberHealth {
    */
   private Optional<Transition> onStartupProbe(boolean success, long latencyMillis, long now) {
     if (!success) {
-      consecutiveSuccesses = 0;
-      consecutiveFailures++;
+      signals.failedAtStartup();
       if (state == MemberState.Pending && now - joinedMillis >= policy.startupGraceMillis()) {
         return Optional.of(
             transition(
@@ -196,30 +139,28 @@ public final class MemberHealth {
                 "never answered: no probe passed within "
                     + policy.startupGraceMillis()
                     + "ms of joining ("
-                    + failures(consecutiveFailures)
+                    + Fmt.failures(signals.consecutiveFailures())
                     + ")",
                 now));
       }
       return Optional.empty();
     }
-    consecutiveFailures = 0;
-    consecutiveSuccesses++;
-    recordLatency(latencyMillis);
-    errorRate = 0;
-    if (consecutiveSuccesses < policy.healthyThreshold() || leaseExpired || selfUnhealthy) {
+    signals.passedAtStartup(latencyMillis);
+    if (signals.consecutiveSuccesses() < policy.healthyThreshold() || down.blocked()) {
       return Optional.empty();
     }
     everRoutable = true;
-    goodSinceMillis = now;
+    recovery.goodFrom(now);
     return Optional.of(
-        transition(MemberState.Healthy, "answered: " + passes(consecutiveSuccesses), now));
+        transition(
+            MemberState.Healthy, "answered: " + Fmt.passes(signals.consecutiveSuccesses()), now));
   }
 
   /** The member's lease was not renewed within the lease duration. */
   public synchronized Optional<Transition> onLeaseExpired() {
     long now = clock.millis();
-    leaseExpired = true;
-    goodSinceMillis = -1;
+    down.leaseExpired();
+    recovery.notGood();
     return evaluate(now);
   }
 
@@ -229,13 +170,12 @@ public final class MemberHealth {
    */
   public synchronized Optional<Transition> onSelfReported(boolean healthy) {
     long now = clock.millis();
-    boolean wasBlocked = leaseExpired || selfUnhealthy;
-    leaseExpired = false;
-    selfUnhealthy = !healthy;
+    boolean wasBlocked = down.blocked();
+    down.renewed(healthy);
     if (wasBlocked && healthy) {
-      pendingRampStartMillis = Math.max(pendingRampStartMillis, now);
+      recovery.rampFrom(now);
     }
-    updateGoodSince(now);
+    observeResults(now);
     return evaluate(now);
   }
 
@@ -256,30 +196,25 @@ public final class MemberHealth {
     return state;
   }
 
-  /** Traffic share relative to a healthy member, 0..1, two decimals; see the class comment. */
+  /** Traffic share relative to a healthy member, 0..1, two decimals; see {@link WeightPolicy}. */
   public synchronized double weight() {
     return weightAt(clock.millis());
   }
 
   /** p95 of the latency window, null before the first sample. */
   public synchronized Long latencyP95Millis() {
-    if (windowCount == 0) {
-      return null;
-    }
-    long[] copy = Arrays.copyOf(window, windowCount);
-    Arrays.sort(copy);
-    int rank = (int) Math.ceil(0.95 * windowCount) - 1;
-    return copy[Math.max(0, rank)];
+    OptionalLong p95 = signals.latencies().p95();
+    return p95.isPresent() ? p95.getAsLong() : null;
   }
 
   /** Exponentially decaying latency score, NaN before the first sample. */
   public synchronized double latencyScoreMillis() {
-    return latencyScore;
+    return signals.latencies().score().orElse(Double.NaN);
   }
 
   /** Exponentially decaying share of failed probes, 0..1. */
   public synchronized double errorRate() {
-    return errorRate;
+    return signals.errorRate();
   }
 
   public synchronized String reason() {
@@ -296,7 +231,7 @@ public final class MemberHealth {
   }
 
   public synchronized int consecutiveFailures() {
-    return consecutiveFailures;
+    return signals.consecutiveFailures();
   }
 
   public synchronized HealthSnapshot snapshot() {
@@ -304,73 +239,68 @@ public final class MemberHealth {
         state,
         weightAt(clock.millis()),
         latencyP95Millis(),
-        errorRate,
+        signals.errorRate(),
         reason,
         Instant.ofEpochMilli(lastTransitionMillis),
-        consecutiveFailures,
-        consecutiveSuccesses);
+        signals.consecutiveFailures(),
+        signals.consecutiveSuccesses());
   }
 
-  // ---------------------------------------------------------------------------------------------
-
+  /** The transition the current inputs call for, at most one. */
   private Optional<Transition> evaluate(long now) {
     if (state == MemberState.Draining || !everRoutable) {
       return Optional.empty(); // before the first pass only probes and draining move it
     }
-    String down =
-        leaseExpired
-            ? "lease expired"
-            : selfUnhealthy ? "reports itself unhealthy" : probeDown ? probeDownReason : null;
-    if (down != null) {
-      rampStartMillis = -1;
-      pendingRampStartMillis = -1;
-      if (state != MemberState.Unhealthy) {
-        return Optional.of(transition(MemberState.Unhealthy, down, now));
-      }
-      reason = down;
+    Optional<String> downReason = down.reason();
+    if (downReason.isPresent()) {
+      return toUnhealthy(downReason.get(), now);
+    }
+    Optional<String> cause = signals.degradedCause();
+    return switch (state) {
+      case Unhealthy -> Optional.of(fromUnhealthy(cause, now));
+      case Healthy -> cause.map(c -> transition(MemberState.Degraded, c, now));
+      case Degraded -> fromDegraded(cause, now);
+      default -> Optional.empty();
+    };
+  }
+
+  private Optional<Transition> toUnhealthy(String why, long now) {
+    recovery.cancelRamp();
+    if (state != MemberState.Unhealthy) {
+      return Optional.of(transition(MemberState.Unhealthy, why, now));
+    }
+    reason = why;
+    return Optional.empty();
+  }
+
+  /** Nothing holds it down any more: back through Degraded, its weight ramping up. */
+  private Transition fromUnhealthy(Optional<String> cause, long now) {
+    recovery.startRamp(now);
+    int passes = signals.consecutiveSuccesses();
+    String why =
+        cause.orElse(
+            passes > 0
+                ? "recovering: " + Fmt.passes(passes) + ", slow start"
+                : "recovering, slow start");
+    return transition(MemberState.Degraded, why, now);
+  }
+
+  /** Healthy after the hold of good results; until then the reason says what it waits for. */
+  private Optional<Transition> fromDegraded(Optional<String> cause, long now) {
+    if (cause.isPresent()) {
+      reason = cause.get();
       return Optional.empty();
     }
-    String cause = degradedCause();
-    switch (state) {
-      case Unhealthy -> {
-        rampStartMillis = pendingRampStartMillis >= 0 ? pendingRampStartMillis : now;
-        pendingRampStartMillis = -1;
-        String why =
-            cause != null
-                ? cause
-                : consecutiveSuccesses > 0
-                    ? "recovering: " + passes(consecutiveSuccesses) + ", slow start"
-                    : "recovering, slow start";
-        return Optional.of(transition(MemberState.Degraded, why, now));
-      }
-      case Healthy -> {
-        if (cause != null) {
-          return Optional.of(transition(MemberState.Degraded, cause, now));
-        }
-        return Optional.empty();
-      }
-      case Degraded -> {
-        if (cause != null) {
-          reason = cause;
-          return Optional.empty();
-        }
-        if (goodSinceMillis >= 0 && now - goodSinceMillis >= policy.recoverAfterMillis()) {
-          ejections = 0;
-          return Optional.of(
-              transition(
-                  MemberState.Healthy,
-                  "recovered after " + policy.recoverAfterMillis() + "ms of good results",
-                  now));
-        }
-        if (!reason.startsWith("recovering")) {
-          reason = "recovering: needs " + policy.recoverAfterMillis() + "ms of good results";
-        }
-        return Optional.empty();
-      }
-      default -> {
-        return Optional.empty();
-      }
+    long hold = policy.recoverAfterMillis();
+    if (recovery.heldFor(hold, now)) {
+      down.forgive();
+      return Optional.of(
+          transition(MemberState.Healthy, "recovered after " + hold + "ms of good results", now));
     }
+    if (!reason.startsWith("recovering")) {
+      reason = "recovering: needs " + hold + "ms of good results";
+    }
+    return Optional.empty();
   }
 
   private Transition transition(MemberState to, String why, long now) {
@@ -382,93 +312,20 @@ public final class MemberHealth {
     return t;
   }
 
-  /** The first Degraded condition that holds, as a reason naming its number; null if none. */
-  private String degradedCause() {
-    if (consecutiveFailures >= 2) {
-      return failures(consecutiveFailures);
-    }
-    if (errorRate > policy.errorRateThreshold()) {
-      return "error rate "
-          + Fmt.like(errorRate, policy.errorRateThreshold())
-          + " > "
-          + Fmt.num(policy.errorRateThreshold());
-    }
-    Long p95 = latencyP95Millis();
-    if (p95 != null && p95 > policy.degradedLatencyLimitMillis()) {
-      return String.format(
-          Locale.ROOT,
-          "p95 %dms > %s x %dms",
-          p95,
-          Fmt.num(policy.degradedLatencyFactor()),
-          policy.baselineLatencyMillis());
-    }
-    return null;
-  }
-
-  private void updateGoodSince(long now) {
+  /** Good results: nothing holds it down, no failure, no Degraded condition. */
+  private void observeResults(long now) {
     boolean clean =
-        !probeDown
-            && !leaseExpired
-            && !selfUnhealthy
-            && consecutiveFailures == 0
-            && degradedCause() == null;
-    if (!clean) {
-      goodSinceMillis = -1;
-    } else if (goodSinceMillis < 0) {
-      goodSinceMillis = now;
-    }
-  }
-
-  private int requiredPasses() {
-    int doublings = Math.min(Math.max(ejections - 1, 0), MAX_FLAP_DOUBLINGS);
-    return policy.healthyThreshold() << doublings;
-  }
-
-  private void recordLatency(long latencyMillis) {
-    long sample = Math.max(0, latencyMillis);
-    window[windowNext] = sample;
-    windowNext = (windowNext + 1) % window.length;
-    windowCount = Math.min(windowCount + 1, window.length);
-    latencyScore =
-        Double.isNaN(latencyScore)
-            ? sample
-            : latencyScore + policy.latencyAlpha() * (sample - latencyScore);
+        !down.any() && signals.consecutiveFailures() == 0 && signals.degradedCause().isEmpty();
+    recovery.observe(clean, now);
   }
 
   private double weightAt(long now) {
-    if (state == MemberState.Unhealthy
-        || state == MemberState.Draining
-        || state == MemberState.Pending) {
-      return 0.0;
-    }
-    double base = 1.0;
-    if (policy.weighted()) {
-      double baseline = policy.baselineLatencyMillis();
-      double latencyPenalty =
-          Double.isNaN(latencyScore) ? 0.0 : Math.max(0.0, (latencyScore - baseline) / baseline);
-      double errorPenalty = 10.0 * errorRate;
-      base = 1.0 - (latencyPenalty + errorPenalty);
-    }
-    double w = Math.max(policy.minWeight(), Math.min(1.0, base * rampFactor(now)));
-    return Math.round(w * 100) / 100.0;
-  }
-
-  private double rampFactor(long now) {
-    if (rampStartMillis < 0 || policy.slowStartMillis() <= 0) {
-      return 1.0;
-    }
-    long elapsed = now - rampStartMillis;
-    if (elapsed >= policy.slowStartMillis()) {
-      return 1.0;
-    }
-    return Math.max(SLOW_START_MIN_FACTOR, (double) elapsed / policy.slowStartMillis());
-  }
-
-  private static String failures(int n) {
-    return n == 1 ? "1 probe failed" : n + " probes failed in a row";
-  }
-
-  private static String passes(int n) {
-    return n == 1 ? "1 probe passed" : n + " probes passed in a row";
+    return WeightPolicy.weight(
+        policy,
+        state,
+        signals.latencies().score(),
+        signals.errorRate(),
+        recovery.rampStartMillis(),
+        now);
   }
 }

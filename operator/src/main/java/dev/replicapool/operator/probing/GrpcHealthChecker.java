@@ -4,7 +4,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
@@ -61,30 +60,14 @@ final class GrpcHealthChecker implements HealthChecker {
             .putHeader("user-agent", userAgent);
     HostAndPort authority = HttpHealthChecker.authority(spec);
     Buffer body = GrpcHealthMessages.request(spec.grpcService());
-    return (events, done) -> {
-      Run run = new Run(events);
-      client
-          .request(options)
-          .onComplete(
-              ar -> {
-                if (ar.failed()) {
-                  done.handle(CheckOutcome.noResponse(ar.cause()));
-                  return;
-                }
-                HttpClientRequest req = ar.result();
-                // Before any reset: without a handler Vert.x logs every reset at ERROR.
-                req.exceptionHandler(e -> {});
-                if (run.aborted) {
-                  events.resetting(req);
-                  req.reset();
-                  done.handle(CheckOutcome.failed(-1, "aborted", false));
-                  return;
-                }
-                run.request = req;
-                events.sending(req);
-                if (authority != null) {
-                  req.authority(authority);
-                }
+    return (events, done) ->
+        HttpCheckRun.start(
+            client,
+            options,
+            authority,
+            events,
+            done,
+            req ->
                 req.send(body)
                     .onComplete(
                         r -> {
@@ -93,10 +76,7 @@ final class GrpcHealthChecker implements HealthChecker {
                           } else {
                             onResponse(r.result(), events, done);
                           }
-                        });
-              });
-      return run;
-    };
+                        }));
   }
 
   private static void onResponse(
@@ -155,25 +135,5 @@ final class GrpcHealthChecker implements HealthChecker {
 
   private static String describe(String message) {
     return message == null || message.isBlank() ? "" : ": " + message;
-  }
-
-  /** One check in flight. */
-  private static final class Run implements Running {
-    final ConnectionEvents events;
-    HttpClientRequest request;
-    boolean aborted;
-
-    Run(ConnectionEvents events) {
-      this.events = events;
-    }
-
-    @Override
-    public void abort() {
-      aborted = true;
-      if (request != null) {
-        events.resetting(request);
-        request.reset();
-      }
-    }
   }
 }

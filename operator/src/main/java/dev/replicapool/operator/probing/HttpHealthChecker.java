@@ -3,7 +3,6 @@ package dev.replicapool.operator.probing;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
@@ -36,36 +35,17 @@ final class HttpHealthChecker implements HealthChecker {
             .setFollowRedirects(false)
             .putHeader("User-Agent", userAgent);
     HostAndPort authority = authority(spec);
-    return (events, done) -> {
-      Run run = new Run(events);
-      client
-          .request(options)
-          .onComplete(
-              ar -> {
-                if (ar.failed()) {
-                  done.handle(CheckOutcome.noResponse(ar.cause()));
-                  return;
-                }
-                HttpClientRequest req = ar.result();
-                // Before any reset: without a handler Vert.x logs every reset at ERROR.
-                req.exceptionHandler(e -> {});
-                if (run.aborted) {
-                  events.resetting(req);
-                  req.reset();
-                  done.handle(CheckOutcome.failed(-1, "aborted", false));
-                  return;
-                }
-                run.request = req;
-                events.sending(req);
-                if (authority != null) {
-                  req.authority(authority);
-                }
+    return (events, done) ->
+        HttpCheckRun.start(
+            client,
+            options,
+            authority,
+            events,
+            done,
+            req ->
                 req.send()
                     .onComplete(
-                        r -> onResponse(r.failed() ? null : r.result(), r, spec, events, done));
-              });
-      return run;
-    };
+                        r -> onResponse(r.failed() ? null : r.result(), r, spec, events, done)));
   }
 
   private static void onResponse(
@@ -120,25 +100,5 @@ final class HttpHealthChecker implements HealthChecker {
       return null;
     }
     return HostAndPort.parseAuthority(spec.authority(), -1);
-  }
-
-  /** One check in flight. */
-  private static final class Run implements Running {
-    final ConnectionEvents events;
-    HttpClientRequest request;
-    boolean aborted;
-
-    Run(ConnectionEvents events) {
-      this.events = events;
-    }
-
-    @Override
-    public void abort() {
-      aborted = true;
-      if (request != null) {
-        events.resetting(request);
-        request.reset();
-      }
-    }
   }
 }

@@ -9,6 +9,7 @@ import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.health.HealthPolicy;
 import dev.replicapool.operator.health.MemberHealth;
 import dev.replicapool.operator.health.Transition;
+import dev.replicapool.operator.health.WeightPolicy;
 import dev.replicapool.operator.probing.ProbeSpec;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
@@ -196,7 +197,7 @@ final class PoolState {
     List<MemberSnapshot> out = new ArrayList<>(members.size());
     for (Tracked t : members.values()) {
       var h = t.health().snapshot();
-      double weight = h.routable() ? round(h.weight()) : 0.0;
+      double weight = h.routable() ? WeightPolicy.round(h.weight()) : 0.0;
       MemberState state = h.state();
       out.add(new MemberSnapshot(t.member().host(), t.member().port(), weight, state));
     }
@@ -229,10 +230,5 @@ final class PoolState {
 
   synchronized void setPanicking(boolean panicking) {
     this.panicking = panicking;
-  }
-
-  /** Weights travel rounded to 0.01, so small score drifts do not cause a push each probe. */
-  static double round(double weight) {
-    return Math.round(weight * 100) / 100.0;
   }
 }

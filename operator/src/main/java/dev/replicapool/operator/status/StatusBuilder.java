@@ -9,6 +9,7 @@ import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.health.CapacityPlanner;
 import dev.replicapool.operator.health.HealthPolicy;
 import dev.replicapool.operator.health.HealthSnapshot;
+import dev.replicapool.operator.health.WeightPolicy;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ public final class StatusBuilder {
     row.source = r.member().source();
     row.name = r.member().name();
     r.health().applyTo(row);
-    row.weight = Math.round(row.weight * 100) / 100.0;
+    row.weight = WeightPolicy.round(row.weight);
     if (r.member().leaseExpiresAtMillis() != null) {
       // Second precision: a renewal every few hundred ms must not rewrite the status each time.
       row.leaseExpiresAt =

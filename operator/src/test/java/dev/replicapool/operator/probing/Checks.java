@@ -30,7 +30,9 @@ final class Checks {
       throws Exception {
     CompletableFuture<CheckOutcome> result = new CompletableFuture<>();
     context.runOnContext(v -> checker.prepare(host, port, spec, timeout).start(result::complete));
-    return result.get(timeout + 5_000, TimeUnit.MILLISECONDS);
+    // Checkers have no timeout of their own (the prober's is theirs); a first TLS handshake in a
+    // cold JVM on a loaded machine took over 7 s, so the wait leaves ample room.
+    return result.get(timeout + 30_000, TimeUnit.MILLISECONDS);
   }
 
   static ProbeSpec spec(

@@ -109,12 +109,6 @@ class PoolStateTest {
   }
 
   @Test
-  void weightsAreRoundedToHundredths() {
-    assertThat(PoolState.round(0.456)).isEqualTo(0.46);
-    assertThat(PoolState.round(0.454)).isEqualTo(0.45);
-  }
-
-  @Test
   void aChangedProbeSpecIsToldOnceAndNotOnTheFirstCall() {
     ReplicaPoolSpec otherPort = new ReplicaPoolSpec();
     otherPort.healthCheck.port = 9999;

@@ -1,0 +1,108 @@
+package dev.replicapool.operator.health;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What one member's probes say: the current streak of passes or failures, the error rate, the
+ * latencies; and the first of the Degraded conditions they meet. Plain data, times passed in.
+ *
+ * <p>Latency samples come from passing probes, and from failed probes that took at least the
+ * timeout (a hanging member is slow); a fast failure (connection refused, quick 500) counts in the
+ * error rate only, so failing fast never looks fast (linkerd2 #11669). The error rate is an
+ * exponentially weighted average of failures with weight {@code errorAlpha} per probe.
+ */
+final class ProbeSignals {
+  private final HealthPolicy policy;
+  private final LatencyWindow latencies;
+  private double errorRate;
+  private int consecutiveFailures;
+  private int consecutiveSuccesses;
+  private OptionalLong streakStartMillis = OptionalLong.empty();
+
+  ProbeSignals(HealthPolicy policy) {
+    this.policy = policy;
+    this.latencies = new LatencyWindow(policy.latencyWindow(), policy.latencyAlpha());
+  }
+
+  void passed(long latencyMillis, long now) {
+    consecutiveFailures = 0;
+    if (consecutiveSuccesses++ == 0) {
+      streakStartMillis = OptionalLong.of(now);
+    }
+    latencies.record(latencyMillis);
+    errorRate = errorRate * (1 - policy.errorAlpha());
+  }
+
+  void failed(long latencyMillis) {
+    consecutiveSuccesses = 0;
+    streakStartMillis = OptionalLong.empty();
+    consecutiveFailures++;
+    if (latencyMillis >= policy.timeoutMillis()) {
+      latencies.record(latencyMillis);
+    }
+    double a = policy.errorAlpha();
+    errorRate = errorRate * (1 - a) + a;
+  }
+
+  /** A pass before the member was ever routable: the error rate holds nothing from before. */
+  void passedAtStartup(long latencyMillis) {
+    consecutiveFailures = 0;
+    consecutiveSuccesses++;
+    latencies.record(latencyMillis);
+    errorRate = 0;
+  }
+
+  /** A failure before the member was ever routable: it ends the streak and leaves no trace. */
+  void failedAtStartup() {
+    consecutiveSuccesses = 0;
+    consecutiveFailures++;
+  }
+
+  /** The first Degraded condition that holds, as a reason naming its number. */
+  Optional<String> degradedCause() {
+    if (consecutiveFailures >= 2) {
+      return Optional.of(Fmt.failures(consecutiveFailures));
+    }
+    if (errorRate > policy.errorRateThreshold()) {
+      return Optional.of(
+          "error rate "
+              + Fmt.like(errorRate, policy.errorRateThreshold())
+              + " > "
+              + Fmt.num(policy.errorRateThreshold()));
+    }
+    OptionalLong p95 = latencies.p95();
+    if (p95.isPresent() && p95.getAsLong() > policy.degradedLatencyLimitMillis()) {
+      return Optional.of(
+          String.format(
+              Locale.ROOT,
+              "p95 %dms > %s x %dms",
+              p95.getAsLong(),
+              Fmt.num(policy.degradedLatencyFactor()),
+              policy.baselineLatencyMillis()));
+    }
+    return Optional.empty();
+  }
+
+  LatencyWindow latencies() {
+    return latencies;
+  }
+
+  double errorRate() {
+    return errorRate;
+  }
+
+  int consecutiveFailures() {
+    return consecutiveFailures;
+  }
+
+  int consecutiveSuccesses() {
+    return consecutiveSuccesses;
+  }
+
+  /** When the current passing streak began; empty after a failure. */
+  OptionalLong streakStartMillis() {
+    return streakStartMillis;
+  }
+}
