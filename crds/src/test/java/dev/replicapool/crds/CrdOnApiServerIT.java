@@ -178,10 +178,15 @@ class CrdOnApiServerIT {
                 + " {.spec.routing.retry.budget.minRetriesPerSecond}"
                 + " {.spec.routing.queue.maxPending} {.spec.routing.queue.timeoutMillis}");
     assertThat(defaults.stdout()).isEqualTo("1 20 10 0 1000");
+    // kubectl wraps descriptions: compare with the line breaks folded into spaces
     Kubectl.Result explain = kubectl.run("explain", "replicapool.spec.routing.hedging");
-    assertThat(explain.stdout()).contains("delayPercentile").contains("first answer wins");
+    assertThat(explain.stdout().replaceAll("\\s+", " "))
+        .contains("delayPercentile")
+        .contains("the first answer wins");
     Kubectl.Result timeouts = kubectl.run("explain", "replicapool.spec.routing.timeouts");
-    assertThat(timeouts.stdout()).contains("perTryMillis").contains("grpc-timeout");
+    assertThat(timeouts.stdout().replaceAll("\\s+", " "))
+        .contains("perTryMillis")
+        .contains("grpc-timeout");
   }
 
   static Stream<Arguments> invalidPools() {
