@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 K8S_VERSION="${K8S_VERSION:-1.32.4}"
 COREDNS_VERSION="${COREDNS_VERSION:-1.11.3}"    # the one kubeadm 1.32 installs
 DEST="${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/${K8S_VERSION}-linux-amd64"
-WORK="${PROVISION_WORK_DIR:-$HOME/.cache/replicapool/kube-apiserver-build}"
+WORK="${NODE_BUILD_WORK_DIR:-$HOME/.cache/replicapool/k8s-node-build}"  # not provision-k8s.sh's: they may run at once
 IMAGES="${CLUSTER_IMAGES_DIR:-$HOME/.cache/replicapool/cluster-images}"
 PAUSE_IMAGE="registry.k8s.io/pause:3.10"          # the name containerd's sandbox_image says
 COREDNS_IMAGE="registry.k8s.io/coredns/coredns:v${COREDNS_VERSION}"
