@@ -260,7 +260,7 @@ start_control_plane() {
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --kubelet-client-certificate "$p/apiserver-kubelet-client.crt" \
-    --kubelet-client-key "$p/apiserver-kubelet-client.key" \
+    --kubelet-client-key "$p/apiserver-kubelet-client.key" --kubelet-preferred-address-types InternalIP \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --allow-privileged=true
   await 120 "the API server" kc get --raw /readyz
   start kube-controller-manager "$BIN/kube-controller-manager" \
@@ -293,8 +293,8 @@ load_images() { # DIR
   local tar n=0
   for tar in "$1"/*.tar; do
     [ -f "$tar" ] || continue
-    ctr_k8s images import --digests --all-platforms "$tar" >/dev/null \
-      || ctr_k8s images import --digests "$tar" >/dev/null \
+    ctr_k8s images import --all-platforms "$tar" >/dev/null \
+      || ctr_k8s images import "$tar" >/dev/null \
       || die "importing $tar failed"
     n=$((n + 1))
   done
