@@ -52,6 +52,7 @@ abstract class ClusterE2e {
   static KubernetesClient client;
   static Kubectl kubectl;
   static InetSocketAddress dataPlane;
+  static Path installed = RenderedManifests.manifestsDir();
 
   /** Subclasses call this from their {@code @BeforeAll} with the cluster they started. */
   static void use(E2eCluster started) throws IOException {
@@ -63,8 +64,18 @@ abstract class ClusterE2e {
     kubectl = new Kubectl(started.kubeconfig());
   }
 
+  /** Removes the install (a reused local cluster is then as before); then stops the cluster. */
   @AfterAll
-  static void stopCluster() {
+  static void uninstallAndStopCluster() {
+    if (kubectl != null) {
+      kubectl.run(
+          "delete",
+          "-f",
+          RenderedManifests.manifestsDir().resolve("samples/tracking.yaml").toString(),
+          "--ignore-not-found",
+          "--timeout=120s");
+      kubectl.run("delete", "-k", installed.toString(), "--ignore-not-found", "--timeout=120s");
+    }
     if (client != null) {
       client.close();
     }
@@ -77,8 +88,8 @@ abstract class ClusterE2e {
   @Order(1)
   void installThenRouteTrafficToEveryReplicaOfAPool() throws Exception {
     // 1. The install, as docs/INSTALL.md has it (the token file lives in a copy of the base).
-    Path base = RenderedManifests.copyOfBase(RenderedManifests.newToken());
-    Kubectl.Result install = kubectl.run("apply", "-k", base.toString());
+    installed = RenderedManifests.copyOfBase(RenderedManifests.newToken());
+    Kubectl.Result install = kubectl.run("apply", "-k", installed.toString());
     assertThat(install.exitCode()).as(install.output()).isZero();
     // Readiness means leadership: exactly one of the two operator replicas becomes ready.
     awaitReadyReplicas(SYSTEM, "replicapool-operator", 1);

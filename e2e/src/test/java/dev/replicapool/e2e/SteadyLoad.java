@@ -9,11 +9,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Requests sent without pause by a few threads, each on a new connection, through a data plane
+ * Requests sent at a steady rate by a few threads, each on a new connection, through a data plane
  * Service while a test disrupts the cluster. It counts what failed (an error status, a reset, a
  * timeout) and which replica answered. Bounded: it stops by itself after {@code maxDuration}.
+ *
+ * <p>Paced (25 requests a second a thread) rather than flat out: from one client address, new
+ * connections as fast as possible cycle through the ephemeral ports faster than conntrack forgets a
+ * closed connection (2 minutes), and a reused port then meets the old entry and waits for a SYN
+ * retransmission, which is an artefact of the test client, not of what is tested.
  */
 final class SteadyLoad implements AutoCloseable {
   record Summary(long ok, long failed, Duration took, long maxMillis, List<String> firstFailures) {
@@ -45,6 +51,7 @@ final class SteadyLoad implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final long startNanos = System.nanoTime();
   private final long deadlineNanos;
+  private static final long PACE_NANOS = 40_000_000;
 
   SteadyLoad(InetSocketAddress to, String host, int threads, Duration maxDuration) {
     this.to = to;
@@ -61,7 +68,10 @@ final class SteadyLoad implements AutoCloseable {
 
   private void loop(int id) {
     long n = 0;
+    long next = System.nanoTime();
     while (running.get() && System.nanoTime() < deadlineNanos) {
+      next += PACE_NANOS;
+      LockSupport.parkNanos(next - System.nanoTime());
       long t0 = System.nanoTime();
       String what;
       try {
