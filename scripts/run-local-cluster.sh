@@ -46,6 +46,7 @@ if ! scripts/local-cluster.sh status 2>/dev/null | grep -q 'API server https://'
   started_cluster=1
 fi
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 done_
 
 progress "the images (scripts/build-images.sh --oci) into the node's containerd"
@@ -111,4 +112,5 @@ TEXT
 k get pods -A -o wide
 echo
 echo "Logs: kubectl logs, and the cluster's own in $STATE/logs/. Ctrl-C stops everything."
-while true; do sleep 3600; done
+# In the background and waited for, so that Ctrl-C (or a TERM) is handled at once.
+while true; do sleep 3600 & wait $!; done
