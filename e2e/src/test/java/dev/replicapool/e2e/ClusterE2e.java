@@ -3,12 +3,8 @@ package dev.replicapool.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.replicapool.api.v1alpha1.MemberState;
-import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.testing.Kubectl;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -22,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -42,15 +37,16 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class ClusterE2e {
-  static final String SYSTEM = RenderedManifests.NAMESPACE;
-  static final String SHOP = "shop";
+  static final String SYSTEM = ClusterView.SYSTEM;
+  static final String SHOP = ClusterView.SHOP;
   static final String POOL_HOST = "tracking.shop.example";
-  static final Duration ROLLOUT = Duration.ofMinutes(5);
+  static final Duration ROLLOUT = ClusterView.ROLLOUT;
   static final Duration SCALE_UP_BOUND = Duration.ofSeconds(90);
 
   static E2eCluster cluster;
   static KubernetesClient client;
   static Kubectl kubectl;
+  static ClusterView view;
   static InetSocketAddress dataPlane;
   static Path installed = RenderedManifests.manifestsDir();
 
@@ -62,6 +58,7 @@ abstract class ClusterE2e {
             .withConfig(Config.fromKubeconfig(Files.readString(started.kubeconfig())))
             .build();
     kubectl = new Kubectl(started.kubeconfig());
+    view = new ClusterView(client, kubectl);
   }
 
   /** Removes the install (a reused local cluster is then as before); then stops the cluster. */
@@ -92,19 +89,23 @@ abstract class ClusterE2e {
     Kubectl.Result install = kubectl.run("apply", "-k", installed.toString());
     assertThat(install.exitCode()).as(install.output()).isZero();
     // Readiness means leadership: exactly one of the two operator replicas becomes ready.
-    awaitReadyReplicas(SYSTEM, "replicapool-operator", 1);
-    assertThat(deployment(SYSTEM, "replicapool-operator").getStatus().getReplicas()).isEqualTo(2);
+    view.awaitReadyReplicas(SYSTEM, "replicapool-operator", 1);
+    assertThat(view.deployment(SYSTEM, "replicapool-operator").getStatus().getReplicas())
+        .isEqualTo(2);
 
     // 2. Three sample replicas and the pool that selects them: what the kubelet reports.
     Path sample = RenderedManifests.manifestsDir().resolve("samples").resolve("tracking.yaml");
     Kubectl.Result pool = kubectl.run("apply", "-f", sample.toString());
     assertThat(pool.exitCode()).as(pool.output()).isZero();
-    awaitReadyReplicas(SHOP, "tracking", 3);
-    awaitPoolRoutes(3);
-    awaitReadyReplicas(SYSTEM, "replicapool-dataplane", 2);
+    view.awaitReadyReplicas(SHOP, "tracking", 3);
+    view.awaitPoolRoutes(3);
+    view.awaitReadyReplicas(SYSTEM, "replicapool-dataplane", 2);
     await()
         .atMost(Duration.ofMinutes(1))
-        .untilAsserted(() -> assertThat(condition(pool(), "DataPlaneSynced")).isEqualTo("True"));
+        .untilAsserted(
+            () ->
+                assertThat(ClusterView.condition(view.pool(), "DataPlaneSynced"))
+                    .isEqualTo("True"));
 
     // 3. Traffic through the data plane's Service reaches every replica.
     dataPlane = cluster.reach(client, SYSTEM, "replicapool-dataplane", 80);
@@ -123,7 +124,7 @@ abstract class ClusterE2e {
     }
     assertThat(perReplica.keySet())
         .as("replicas that answered")
-        .containsExactlyInAnyOrderElementsOf(memberNames());
+        .containsExactlyInAnyOrderElementsOf(view.memberNames());
     // Two data planes each spread by smooth weighted round-robin; the Service spreads between them.
     assertThat(perReplica.values())
         .as("requests per replica %s", perReplica)
@@ -135,36 +136,36 @@ abstract class ClusterE2e {
   @Test
   @Order(2)
   void deletingAMemberPodCostsNoRequest() throws Exception {
-    String victim = memberNames().get(0);
+    String victim = view.memberNames().get(0);
     underLoad(
         "kubectl delete pod of a member",
         () -> {
           run("delete", "pod", "-n", SHOP, victim, "--wait=true");
-          awaitReadyReplicas(SHOP, "tracking", 3);
-          awaitPoolRoutes(3);
+          view.awaitReadyReplicas(SHOP, "tracking", 3);
+          view.awaitPoolRoutes(3);
         });
-    assertThat(memberNames()).doesNotContain(victim);
+    assertThat(view.memberNames()).doesNotContain(victim);
   }
 
   @Test
   @Order(3)
   void rollingRestartOfTheMembersCostsNoRequest() throws Exception {
-    Set<String> before = Set.copyOf(memberNames());
+    Set<String> before = Set.copyOf(view.memberNames());
     underLoad(
         "kubectl rollout restart of the members",
         () -> {
           run("rollout", "restart", "deployment/tracking", "-n", SHOP);
           run("rollout", "status", "deployment/tracking", "-n", SHOP, "--timeout=5m");
-          awaitReadyReplicas(SHOP, "tracking", 3);
-          awaitPoolRoutes(3);
+          view.awaitReadyReplicas(SHOP, "tracking", 3);
+          view.awaitPoolRoutes(3);
         });
-    assertThat(memberNames()).doesNotContainAnyElementsOf(before);
+    assertThat(view.memberNames()).doesNotContainAnyElementsOf(before);
   }
 
   @Test
   @Order(4)
   void deletingTheLeadingOperatorPodCostsNoRequest() throws Exception {
-    String leader = leaderPod();
+    String leader = view.leaderPod();
     underLoad(
         "deleting the leader operator Pod " + leader,
         () -> {
@@ -172,16 +173,16 @@ abstract class ClusterE2e {
           await()
               .atMost(ROLLOUT)
               .pollInterval(Duration.ofSeconds(1))
-              .untilAsserted(() -> assertThat(leaderPod()).isNotEqualTo(leader));
-          awaitReadyReplicas(SYSTEM, "replicapool-operator", 1);
-          awaitPoolRoutes(3);
+              .untilAsserted(() -> assertThat(view.leaderPod()).isNotEqualTo(leader));
+          view.awaitReadyReplicas(SYSTEM, "replicapool-operator", 1);
+          view.awaitPoolRoutes(3);
         });
   }
 
   @Test
   @Order(5)
   void evictingADataPlanePodUnderItsDisruptionBudgetCostsNoRequest() throws Exception {
-    List<String> planes = podNames(SYSTEM, "app.kubernetes.io/name", "replicapool-dataplane");
+    List<String> planes = view.podNames(SYSTEM, "app.kubernetes.io/name", "replicapool-dataplane");
     String victim = planes.get(0);
     underLoad(
         "eviction of data plane Pod " + victim + " (PDB minAvailable 1)",
@@ -194,14 +195,14 @@ abstract class ClusterE2e {
               .atMost(ROLLOUT)
               .pollInterval(Duration.ofSeconds(1))
               .until(() -> client.pods().inNamespace(SYSTEM).withName(victim).get() == null);
-          awaitReadyReplicas(SYSTEM, "replicapool-dataplane", 2);
+          view.awaitReadyReplicas(SYSTEM, "replicapool-dataplane", 2);
         });
   }
 
   @Test
   @Order(6)
   void aFourthMemberBecomesRoutableWithinTheBound() throws Exception {
-    Set<String> before = Set.copyOf(memberNames());
+    Set<String> before = Set.copyOf(view.memberNames());
     try (SteadyLoad load = new SteadyLoad(dataPlane, POOL_HOST, 4, Duration.ofMinutes(5))) {
       long t0 = System.nanoTime();
       run("scale", "deployment/tracking", "-n", SHOP, "--replicas=4");
@@ -211,7 +212,7 @@ abstract class ClusterE2e {
               .pollInterval(Duration.ofMillis(200))
               .until(
                   () ->
-                      memberNames().stream()
+                      view.memberNames().stream()
                           .filter(n -> !before.contains(n))
                           .filter(n -> load.firstAnswerNanos(n) != null)
                           .findFirst()
@@ -272,112 +273,5 @@ abstract class ClusterE2e {
     } catch (IOException e) {
       System.out.println("could not write the figure: " + e);
     }
-  }
-
-  // ---------------------------------------------------------------- cluster state
-
-  /**
-   * The pool routes exactly the Running, Ready member Pods, each at the IP the kubelet reported.
-   */
-  static void awaitPoolRoutes(int members) {
-    await()
-        .atMost(ROLLOUT)
-        .pollInterval(Duration.ofSeconds(1))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = pool();
-              assertThat(condition(p, "Ready")).as("Ready of %s", status(p)).isEqualTo("True");
-              assertThat(p.getStatus().routable).as("routable of %s", status(p)).isEqualTo(members);
-              List<Pod> ready = readyMembers();
-              assertThat(ready).as("Ready member Pods").hasSize(members);
-              Set<String> kubeletSays =
-                  ready.stream()
-                      .map(pod -> pod.getMetadata().getName() + "@" + pod.getStatus().getPodIP())
-                      .collect(Collectors.toSet());
-              Set<String> poolRoutes =
-                  p.getStatus().endpoints.stream()
-                      .filter(e -> e.state == MemberState.Healthy)
-                      .map(e -> e.name + "@" + e.address.substring(0, e.address.lastIndexOf(':')))
-                      .collect(Collectors.toSet());
-              assertThat(poolRoutes)
-                  .as("healthy members of the pool vs Ready Pods at the IPs the kubelet reported")
-                  .isEqualTo(kubeletSays);
-            });
-  }
-
-  static List<Pod> readyMembers() {
-    return client.pods().inNamespace(SHOP).withLabel("app", "tracking").list().getItems().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(
-            p ->
-                p.getStatus().getConditions().stream()
-                    .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())))
-        .toList();
-  }
-
-  static List<String> memberNames() {
-    return podNames(SHOP, "app", "tracking");
-  }
-
-  static List<String> podNames(String namespace, String label, String value) {
-    return client.pods().inNamespace(namespace).withLabel(label, value).list().getItems().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .map(p -> p.getMetadata().getName())
-        .sorted()
-        .collect(Collectors.toList());
-  }
-
-  /** The operator Pod holding the leader Lease. */
-  static String leaderPod() {
-    var lease = client.leases().inNamespace(SYSTEM).withName("replicapool-operator-leader").get();
-    assertThat(lease).as("the leader Lease").isNotNull();
-    String holder = lease.getSpec().getHolderIdentity();
-    assertThat(holder).as("the Lease's holder").isNotBlank();
-    return podNames(SYSTEM, "app.kubernetes.io/name", "replicapool-operator").stream()
-        .filter(holder::contains)
-        .findFirst()
-        .orElse(holder);
-  }
-
-  static ReplicaPool pool() {
-    return client.resources(ReplicaPool.class).inNamespace(SHOP).withName("tracking").get();
-  }
-
-  static Deployment deployment(String namespace, String name) {
-    return client.apps().deployments().inNamespace(namespace).withName(name).get();
-  }
-
-  static void awaitReadyReplicas(String namespace, String name, int ready) {
-    await()
-        .atMost(ROLLOUT)
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              Deployment d = deployment(namespace, name);
-              assertThat(d).as("%s/%s", namespace, name).isNotNull();
-              Integer readyNow = d.getStatus() == null ? null : d.getStatus().getReadyReplicas();
-              assertThat(readyNow)
-                  .as("ready replicas of %s/%s; pods: %s", namespace, name, pods(namespace))
-                  .isEqualTo(ready);
-            });
-  }
-
-  static String pods(String namespace) {
-    return kubectl.run("get", "pods", "-n", namespace, "-o", "wide").output();
-  }
-
-  static String condition(ReplicaPool p, String type) {
-    if (p == null || p.getStatus() == null) {
-      return null;
-    }
-    return p.getStatus().conditions.stream()
-        .filter(c -> type.equals(c.getType()))
-        .map(Condition::getStatus)
-        .findFirst()
-        .orElse(null);
-  }
-
-  static String status(ReplicaPool p) {
-    return p == null || p.getStatus() == null ? "(no status)" : p.getStatus().conditions.toString();
   }
 }
