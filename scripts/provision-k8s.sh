@@ -7,11 +7,12 @@
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.32.4}"           # kube-api-test folder names have no leading v
-STAGING_VERSION="0.${K8S_VERSION#1.}"           # k8s.io/api etc. are tagged v0.<minor>.<patch>
 minor="${K8S_VERSION%.*}"                       # 1.32
 DEST="${KUBE_API_TEST_DIR:-$HOME/.kubeapitest}/k8s/${K8S_VERSION}-linux-amd64"
 WORK="${PROVISION_WORK_DIR:-$HOME/.cache/replicapool/kube-apiserver-build}"
 
+# shellcheck source=lib/k8s-go-build.sh
+. "$(dirname "$0")/lib/k8s-go-build.sh"
 log() { printf '[provision-k8s] %s\n' "$*" >&2; }
 have() { [ -x "$DEST/$1" ]; }
 
@@ -56,31 +57,8 @@ fi
 if ! have kube-apiserver; then
   command -v go >/dev/null 2>&1 || { log "Go is needed to build kube-apiserver offline (apt-get install golang or https://go.dev/dl)"; exit 1; }
   log "building kube-apiserver v${K8S_VERSION} from the Go module proxy in $WORK (first time: ~10-20 min)"
-  mkdir -p "$WORK"
-  cd "$WORK"
-  staging="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider
-    cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api
-    cri-client csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms
-    kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics
-    mount-utils pod-security-admission sample-apiserver"
-  {
-    echo "module replicapool.dev/kube-apiserver-build"
-    echo
-    echo "go 1.23"
-    echo
-    echo "replace ("
-    for m in $staging; do echo "	k8s.io/$m => k8s.io/$m v${STAGING_VERSION}"; done
-    echo ")"
-  } > go.mod
-  : > go.sum
-  export GOFLAGS=-mod=mod GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-  go get "k8s.io/kubernetes/cmd/kube-apiserver@v${K8S_VERSION}"
-  pkg=k8s.io/component-base/version
-  ldflags="-s -w -X ${pkg}.gitVersion=v${K8S_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor#1.}"
-  ldflags="$ldflags -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  ldflags="$ldflags -X ${pkg}.gitCommit=0000000000000000000000000000000000000000"
-  CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$DEST/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
-  mv "$DEST/kube-apiserver.tmp" "$DEST/kube-apiserver"
+  k8s_build_module
+  k8s_go_build "$DEST" kube-apiserver
   log "kube-apiserver: $("$DEST/kube-apiserver" --version)"
 fi
 log "done in $(( $(date +%s) - start ))s: $DEST"

@@ -2,8 +2,14 @@
 # The whole system on this machine: a local kube-apiserver + etcd (unless --kubeconfig names a
 # cluster), the CRD, the operator, one data plane, sample replicas and example pools.
 # Ctrl-C stops everything it started. --help lists the flags.
+# --cluster: the same system as Pods in a one-node Kubernetes cluster on this machine
+# (scripts/run-local-cluster.sh, scripts/local-cluster.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --cluster ]; then
+  shift
+  exec scripts/run-local-cluster.sh "$@"
+fi
 t0=$(date +%s)
 say() { printf '[run-local] %s\n' "$*" >&2; }
 

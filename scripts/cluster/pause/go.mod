@@ -1,0 +1,3 @@
+module replicapool.dev/pause
+
+go 1.21
