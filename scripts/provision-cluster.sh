@@ -26,7 +26,8 @@ start=$(date +%s)
 scripts/provision-k8s.sh
 
 # --- Debian packages -------------------------------------------------------------------
-packages=(containerd runc containernetworking-plugins iptables conntrack)
+# buildah, mmdebstrap and gcc build the product's images without Docker (build-images.sh --oci).
+packages=(containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap gcc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -4,7 +4,7 @@
 # (wrk -t1 -c16 -d7s --timeout 10s), through the data plane with and without its request
 # policies (hedging, a per-try timeout), HAProxy (check inter 200ms) and nginx (passive). Also a
 # run without the stall for each hedging setting: its p99 and extra member load on a healthy pool.
-#   bench/faults/stall.sh          ROUNDS=1 RATE=2000 HEDGE_MS=20 PER_TRY_MS=100 ONLY=regex
+#   bench/faults/stall.sh          ROUNDS=1 RATE=2000 HEDGE_MS=20 PER_TRY_MS=100 ONLY=regex LOOPS="closed open"
 # The data plane gets no operator here (CpTool publishes fixed snapshots): no probe marks the
 # stalled member down, only what the data plane sees itself. Two threads per proxy.
 source "$(dirname "$0")/../lib/common.sh"
@@ -86,7 +86,7 @@ L=("dataplane RoundRobin" "dataplane Adaptive"
    "dataplane Adaptive hedgePercentile=95" "dataplane RoundRobin perTryMillis=$PER_TRY_MS"
    "haproxy roundrobin" "nginx -")
 for r in $(seq 1 "$ROUNDS"); do
-  for loop in closed open; do
+  for loop in ${LOOPS:-closed open}; do
     log "== $loop loop, k2 of 3 stalled for 3 s (round $r)"
     for i in "${!L[@]}"; do
       set -- ${L[$(( (i + r - 1) % ${#L[@]} ))]}
