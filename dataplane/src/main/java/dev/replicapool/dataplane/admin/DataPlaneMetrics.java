@@ -374,25 +374,16 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     @Override
     public MetricSnapshots collect() {
       GaugeSnapshot.Builder version =
-          GaugeSnapshot.builder()
-              .name(VERSION)
-              .help("Version of the pool's snapshot this data plane serves");
+          gauge(VERSION, "Version of the pool's snapshot this data plane serves");
       GaugeSnapshot.Builder routable =
-          GaugeSnapshot.builder().name(ROUTABLE).help("Members of the pool that take requests now");
+          gauge(ROUTABLE, "Members of the pool that take requests now");
       GaugeSnapshot.Builder ejected =
-          GaugeSnapshot.builder()
-              .name(EJECTED)
-              .help("Members of the pool ejected by this data plane now");
-      GaugeSnapshot.Builder inflight =
-          GaugeSnapshot.builder().name(INFLIGHT).help("Requests in flight on a member");
+          gauge(EJECTED, "Members of the pool ejected by this data plane now");
+      GaugeSnapshot.Builder inflight = gauge(INFLIGHT, "Requests in flight on a member");
       GaugeSnapshot.Builder panic =
-          GaugeSnapshot.builder()
-              .name(PANIC)
-              .help("1 while too few members are routable and the pool routes to all of them");
+          gauge(PANIC, "1 while too few members are routable and the pool routes to all of them");
       GaugeSnapshot.Builder queue =
-          GaugeSnapshot.builder()
-              .name(QUEUE)
-              .help("Requests waiting for a member below the pool's in-flight limit");
+          gauge(QUEUE, "Requests waiting for a member below the pool's in-flight limit");
       for (PoolRuntime p : table.get().sortedPools().values()) {
         Labels pool = Labels.of("pool", p.name());
         if (p.requests().queue() != null) {
@@ -419,6 +410,10 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     @Override
     public List<String> getPrometheusNames() {
       return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC, QUEUE);
+    }
+
+    private static GaugeSnapshot.Builder gauge(String name, String help) {
+      return GaugeSnapshot.builder().name(name).help(help);
     }
 
     private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, Labels labels) {

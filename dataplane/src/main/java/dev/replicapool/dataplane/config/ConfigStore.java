@@ -192,15 +192,19 @@ public final class ConfigStore implements SnapshotApplier {
                 promises.get(accepted.get(0)).fail(ar.cause().getMessage());
                 return Future.succeededFuture();
               }
-              // Which change did the observer refuse? One swap each tells.
-              Future<Void> oneByOne = Future.succeededFuture();
-              for (int i : accepted) {
-                oneByOne =
-                    oneByOne.transform(
-                        x -> applyBatch(List.of(changes.get(i)), List.of(promises.get(i))));
-              }
-              return oneByOne;
+              return applyOneByOne(changes, promises, accepted);
             });
+  }
+
+  /** Which of the accepted changes did an observer refuse? One swap each tells. */
+  private Future<Void> applyOneByOne(
+      List<Change> changes, List<Promise<Void>> promises, List<Integer> accepted) {
+    Future<Void> oneByOne = Future.succeededFuture();
+    for (int i : accepted) {
+      oneByOne =
+          oneByOne.transform(x -> applyBatch(List.of(changes.get(i)), List.of(promises.get(i))));
+    }
+    return oneByOne;
   }
 
   /**
