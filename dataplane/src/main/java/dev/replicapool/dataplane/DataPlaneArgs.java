@@ -87,6 +87,27 @@ public final class DataPlaneArgs {
 
   public static DataPlane.Config parse(String[] args, Map<String, String> env)
       throws UsageException {
+    Map<String, String> values = fromEnvironment(env);
+    values.putAll(fromArgs(args));
+    ControlPlaneClient.Options cpo = withTls(controlPlane(values, env), values);
+
+    HostPort listen = hostPort("listen", values.getOrDefault("listen", "8080"), "0.0.0.0", 8080);
+    String tlsValue = values.getOrDefault("tls-listen", "8443");
+    int tlsPort =
+        tlsValue.equalsIgnoreCase("off")
+            ? -1
+            : hostPort("tls-listen", tlsValue, listen.host(), 8443).port();
+    HostPort admin =
+        hostPort("admin-port", values.getOrDefault("admin-port", "9901"), "0.0.0.0", 9901);
+    // Each step reads its defaults from fields that no earlier step sets.
+    ProxySettings proxy =
+        ProxySettings.defaults().withListen(listen.host(), listen.port(), tlsPort);
+    proxy = withConnectionSettings(withTimeouts(withLimits(proxy, values), values), values);
+    return new DataPlane.Config(cpo, proxy, admin.host(), admin.port());
+  }
+
+  /** The flags set as {@code REPLICAPOOL_*} variables, stripped; blank ones count as unset. */
+  private static Map<String, String> fromEnvironment(Map<String, String> env) {
     Map<String, String> values = new HashMap<>();
     for (String flag : FLAGS) {
       String v = env.get("REPLICAPOOL_" + flag.toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -94,6 +115,12 @@ public final class DataPlaneArgs {
         values.put(flag, v.strip());
       }
     }
+    return values;
+  }
+
+  /** The flags of the command line, as {@code --flag value} or {@code --flag=value}. */
+  private static Map<String, String> fromArgs(String[] args) throws UsageException {
+    Map<String, String> values = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.equals("-h") || a.equals("--help")) {
@@ -120,7 +147,12 @@ public final class DataPlaneArgs {
       }
       values.put(name, value.strip());
     }
+    return values;
+  }
 
+  /** Where the control plane is, the token, this node's name and its group; no TLS yet. */
+  private static ControlPlaneClient.Options controlPlane(
+      Map<String, String> values, Map<String, String> env) throws UsageException {
     String cp = values.get("control-plane");
     if (cp == null) {
       throw new UsageException("--control-plane HOST:PORT is required");
@@ -150,6 +182,12 @@ public final class DataPlaneArgs {
         throw new UsageException("--group: " + e.getMessage());
       }
     }
+    return cpo;
+  }
+
+  /** TLS to the control plane: a CA turns it on, a client certificate and key make it mutual. */
+  private static ControlPlaneClient.Options withTls(
+      ControlPlaneClient.Options cpo, Map<String, String> values) throws UsageException {
     boolean cert = values.containsKey("control-plane-cert");
     boolean key = values.containsKey("control-plane-key");
     if (cert != key) {
@@ -169,54 +207,44 @@ public final class DataPlaneArgs {
               pem(values, "control-plane-cert", "CERTIFICATE"),
               pem(values, "control-plane-key", "PRIVATE KEY"));
     }
+    return cpo;
+  }
 
-    HostPort listen = hostPort("listen", values.getOrDefault("listen", "8080"), "0.0.0.0", 8080);
-    String tlsValue = values.getOrDefault("tls-listen", "8443");
-    int tlsPort =
-        tlsValue.equalsIgnoreCase("off")
-            ? -1
-            : hostPort("tls-listen", tlsValue, listen.host(), 8443).port();
-    HostPort admin =
-        hostPort("admin-port", values.getOrDefault("admin-port", "9901"), "0.0.0.0", 9901);
-    ProxySettings d = ProxySettings.defaults();
-    ProxySettings proxy =
-        d.withListen(listen.host(), listen.port(), tlsPort)
-            .withLimits(
-                (int) number(values, "max-initial-line", d.maxInitialLineLength(), 256, 1 << 20),
-                (int) number(values, "max-header-bytes", d.maxHeaderSize(), 1024, 1 << 22),
-                number(values, "max-body-bytes", d.maxBodyBytes(), 0, Long.MAX_VALUE))
-            .withUpstreamTimeouts(
-                (int)
-                    number(
-                        values,
-                        "upstream-connect-timeout-ms",
-                        d.upstreamConnectTimeoutMillis(),
-                        1,
-                        600_000),
-                number(values, "upstream-timeout-ms", d.upstreamIdleTimeoutMillis(), 1, 86_400_000))
-            .withClientTimeouts(
-                (int)
-                    number(
-                        values,
-                        "client-idle-timeout-seconds",
-                        d.clientIdleTimeoutSeconds(),
-                        1,
-                        86_400),
+  private static ProxySettings withLimits(ProxySettings p, Map<String, String> values)
+      throws UsageException {
+    return p.withLimits(
+        (int) number(values, "max-initial-line", p.maxInitialLineLength(), 256, 1 << 20),
+        (int) number(values, "max-header-bytes", p.maxHeaderSize(), 1024, 1 << 22),
+        number(values, "max-body-bytes", p.maxBodyBytes(), 0, Long.MAX_VALUE));
+  }
+
+  private static ProxySettings withTimeouts(ProxySettings p, Map<String, String> values)
+      throws UsageException {
+    return p.withUpstreamTimeouts(
+            (int)
                 number(
                     values,
-                    "request-header-timeout-ms",
-                    d.requestHeaderTimeoutMillis(),
-                    0,
-                    3_600_000))
-            .withH2c(onOff(values, "h2c", d.h2c()))
-            .withMaxClientConnections(
-                (int)
-                    number(
-                        values, "max-client-connections", d.maxClientConnections(), 0, 10_000_000))
-            .withDrainMillis(
-                1000 * number(values, "drain-seconds", d.drainMillis() / 1000, 0, 3600))
-            .withInstances((int) number(values, "instances", d.instances(), 1, 256));
-    return new DataPlane.Config(cpo, proxy, admin.host(), admin.port());
+                    "upstream-connect-timeout-ms",
+                    p.upstreamConnectTimeoutMillis(),
+                    1,
+                    600_000),
+            number(values, "upstream-timeout-ms", p.upstreamIdleTimeoutMillis(), 1, 86_400_000))
+        .withClientTimeouts(
+            (int)
+                number(
+                    values, "client-idle-timeout-seconds", p.clientIdleTimeoutSeconds(), 1, 86_400),
+            number(
+                values, "request-header-timeout-ms", p.requestHeaderTimeoutMillis(), 0, 3_600_000));
+  }
+
+  /** HTTP/2 prior knowledge, the connection cap, draining and event loops. */
+  private static ProxySettings withConnectionSettings(ProxySettings p, Map<String, String> values)
+      throws UsageException {
+    return p.withH2c(onOff(values, "h2c", p.h2c()))
+        .withMaxClientConnections(
+            (int) number(values, "max-client-connections", p.maxClientConnections(), 0, 10_000_000))
+        .withDrainMillis(1000 * number(values, "drain-seconds", p.drainMillis() / 1000, 0, 3600))
+        .withInstances((int) number(values, "instances", p.instances(), 1, 256));
   }
 
   record HostPort(String host, int port) {}

@@ -106,17 +106,56 @@ public final class LocalRunMain {
     }
   }
 
+  /** The ports of one run, from the flags or their defaults. */
+  private record Ports(int traffic, int admin, int operator, int operatorAdmin) {
+    static Ports of(Map<String, String> flags) {
+      return new Ports(
+          port(flags, "traffic-port", 8080),
+          port(flags, "admin-port", 9901),
+          port(flags, "operator-port", 18000),
+          port(flags, "operator-admin", 8090));
+    }
+  }
+
+  /** The cluster this run talks to, and the kubeconfig file that reaches it. */
+  private record Cluster(KubernetesClient client, Path kubeconfig) {}
+
   void start(Map<String, String> flags) throws Exception {
     String namespace = flags.getOrDefault("namespace", "default");
-    int trafficPort = port(flags, "traffic-port", 8080);
-    int adminPort = port(flags, "admin-port", 9901);
-    int operatorPort = port(flags, "operator-port", 18000);
-    int operatorAdmin = port(flags, "operator-admin", 8090);
+    Ports ports = Ports.of(flags);
     Path stateDir = Path.of(".local");
     Files.createDirectories(stateDir);
+    requirePortsFree(ports);
 
+    Cluster cluster = connect(flags, stateDir);
+    running.add(cluster.client());
+    done();
+
+    installCrd(cluster.client());
+    String token = startOperator(cluster.client(), ports, stateDir);
+    startDataPlane(ports, token);
+    List<ReplicaProcess> replicas = startReplicas(namespace, cluster.kubeconfig());
+    List<HasMetadata> applied = applyExamplePools(cluster.client(), namespace);
+    awaitPoolsReady(cluster.client(), namespace, applied);
+
+    printSummary(
+        cluster.kubeconfig(),
+        namespace,
+        ports.traffic(),
+        ports.admin(),
+        ports.operatorAdmin(),
+        replicas);
+  }
+
+  private static void requirePortsFree(Ports ports) {
     for (int p :
-        List.of(trafficPort, adminPort, operatorPort, operatorAdmin, 18080, GRPC_ROUTE_PORT)) {
+        List.of(
+            ports.traffic(),
+            ports.admin(),
+            ports.operator(),
+            ports.operatorAdmin(),
+            18080,
+            GRPC_ROUTE_PORT)) {
       requireFree(p);
     }
     for (String[] r : STATIC_REPLICAS) {
@@ -126,34 +165,35 @@ public final class LocalRunMain {
     for (String[] r : LEASE_REPLICAS) {
       requireFree(Integer.parseInt(r[1]));
     }
+  }
 
-    KubernetesClient client;
-    Path kubeconfig;
+  /** The cluster of --kubeconfig, or a local kube-apiserver whose kubeconfig goes to stateDir. */
+  private Cluster connect(Map<String, String> flags, Path stateDir) throws IOException {
     if (flags.containsKey("kubeconfig")) {
-      kubeconfig = Path.of(flags.get("kubeconfig")).toAbsolutePath();
+      Path kubeconfig = Path.of(flags.get("kubeconfig")).toAbsolutePath();
       progress("connecting to the cluster of " + kubeconfig);
-      client =
+      KubernetesClient client =
           new KubernetesClientBuilder()
               .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
               .build();
-    } else {
-      progress("starting a local kube-apiserver and etcd (kube-api-test)");
-      LocalKubeApiServer apiServer;
-      try {
-        apiServer = LocalKubeApiServer.get();
-      } catch (RuntimeException e) {
-        throw new Failure(
-            e.getMessage(),
-            "run scripts/provision-k8s.sh (it needs Go and the Debian package etcd-server)",
-            e);
-      }
-      kubeconfig = stateDir.resolve("kubeconfig").toAbsolutePath();
-      Files.writeString(kubeconfig, apiServer.kubeConfigYaml());
-      client = apiServer.newClient();
+      return new Cluster(client, kubeconfig);
     }
-    running.add(client);
-    done();
+    progress("starting a local kube-apiserver and etcd (kube-api-test)");
+    LocalKubeApiServer apiServer;
+    try {
+      apiServer = LocalKubeApiServer.get();
+    } catch (RuntimeException e) {
+      throw new Failure(
+          e.getMessage(),
+          "run scripts/provision-k8s.sh (it needs Go and the Debian package etcd-server)",
+          e);
+    }
+    Path kubeconfig = stateDir.resolve("kubeconfig").toAbsolutePath();
+    Files.writeString(kubeconfig, apiServer.kubeConfigYaml());
+    return new Cluster(apiServer.newClient(), kubeconfig);
+  }
 
+  private void installCrd(KubernetesClient client) throws IOException {
     progress("installing the ReplicaPool CRD");
     try (InputStream crd =
         Files.newInputStream(findRepoFile("crds/replicapools.replicapool.dev-v1.yml"))) {
@@ -173,26 +213,33 @@ public final class LocalRunMain {
             30,
             TimeUnit.SECONDS);
     done();
+  }
 
-    progress("starting the operator (control plane on 127.0.0.1:" + operatorPort + ")");
+  /** Starts the operator with a fresh control-plane token (written to stateDir) and returns it. */
+  private String startOperator(KubernetesClient client, Ports ports, Path stateDir)
+      throws IOException {
+    progress("starting the operator (control plane on 127.0.0.1:" + ports.operator() + ")");
     String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
     Files.writeString(stateDir.resolve("control-plane-token"), token);
     ReplicaPoolOperator operator =
         ReplicaPoolOperator.start(
-            client, OperatorConfig.local(token).withPorts(operatorPort, operatorAdmin));
+            client, OperatorConfig.local(token).withPorts(ports.operator(), ports.operatorAdmin()));
     running.add(0, operator);
     done();
+    return token;
+  }
 
-    progress("starting the data plane (traffic on 127.0.0.1:" + trafficPort + ")");
+  private void startDataPlane(Ports ports, String token) throws Exception {
+    progress("starting the data plane (traffic on 127.0.0.1:" + ports.traffic() + ")");
     Vertx vertx = Vertx.vertx();
     DataPlane dataPlane =
         DataPlane.start(
                 vertx,
                 new DataPlane.Config(
-                    ControlPlaneClient.Options.of("127.0.0.1", operatorPort, token, "local-dp"),
-                    ProxySettings.defaults().withListen("127.0.0.1", trafficPort, 0),
+                    ControlPlaneClient.Options.of("127.0.0.1", ports.operator(), token, "local-dp"),
+                    ProxySettings.defaults().withListen("127.0.0.1", ports.traffic(), 0),
                     "127.0.0.1",
-                    adminPort))
+                    ports.admin()))
             .await(30, TimeUnit.SECONDS);
     running.add(
         0,
@@ -201,7 +248,9 @@ public final class LocalRunMain {
           vertx.close().await();
         });
     done();
+  }
 
+  private List<ReplicaProcess> startReplicas(String namespace, Path kubeconfig) throws Exception {
     progress("starting sample replicas k1-k3 (HTTP and gRPC) and lease-registered r1-r2");
     List<ReplicaProcess> replicas = new ArrayList<>();
     for (String[] r : STATIC_REPLICAS) {
@@ -221,7 +270,11 @@ public final class LocalRunMain {
     }
     replicas.forEach(r -> running.add(0, r));
     done();
+    return replicas;
+  }
 
+  private List<HasMetadata> applyExamplePools(KubernetesClient client, String namespace)
+      throws IOException {
     progress("applying examples/local-pools.yaml");
     String pools =
         Files.readString(findRepoFile("examples/local-pools.yaml"))
@@ -229,7 +282,11 @@ public final class LocalRunMain {
     List<HasMetadata> applied =
         client.load(new java.io.ByteArrayInputStream(pools.getBytes())).serverSideApply();
     done();
+    return applied;
+  }
 
+  private void awaitPoolsReady(
+      KubernetesClient client, String namespace, List<HasMetadata> applied) {
     progress("waiting for every pool to be Ready");
     for (HasMetadata pool : applied) {
       client
@@ -247,8 +304,6 @@ public final class LocalRunMain {
               TimeUnit.SECONDS);
     }
     done();
-
-    printSummary(kubeconfig, namespace, trafficPort, adminPort, operatorAdmin, replicas);
   }
 
   private void printSummary(
@@ -259,7 +314,6 @@ public final class LocalRunMain {
       int operatorAdmin,
       List<ReplicaProcess> replicas) {
     String ns = "default".equals(namespace) ? "" : " -n " + namespace;
-    ReplicaProcess k2 = replicas.get(1);
     System.out.printf(
         """
 
@@ -276,6 +330,15 @@ public final class LocalRunMain {
           curl -si http://127.0.0.1:18080/track/42                            # adaptive pool, dedicated port
           curl -si -H 'Host: registry.local' http://127.0.0.1:%d/track/42     # lease-registered r1, r2
 
+        """,
+        (System.nanoTime() - started) / 1e9, kubeconfig, ns, ns, ns, trafficPort, trafficPort);
+    printGrpcAndAdminHints(adminPort, operatorAdmin);
+    printFaultHints(replicas.get(1));
+  }
+
+  private static void printGrpcAndAdminHints(int adminPort, int operatorAdmin) {
+    System.out.printf(
+        """
         gRPC (pool "grpc": k1-k3 on 127.0.0.1:18101-18103, data-plane port %d, checked with
         grpc.health.v1.Health/Check; balanced per RPC over one connection):
           grpcurl -plaintext 127.0.0.1:%d grpc.health.v1.Health/Check                      # through the data plane
@@ -287,6 +350,13 @@ public final class LocalRunMain {
         Data plane admin:  http://127.0.0.1:%d/status   http://127.0.0.1:%d/metrics
         Operator admin:    http://127.0.0.1:%d/metrics
 
+        """,
+        GRPC_ROUTE_PORT, GRPC_ROUTE_PORT, adminPort, adminPort, operatorAdmin);
+  }
+
+  private static void printFaultHints(ReplicaProcess k2) {
+    System.out.printf(
+        """
         Break something and watch `kubectl get rp -w`:
           curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=150'     # k2 goes slow: Degraded, weight drops to the minimum
           curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=500'     # slower than the probe timeout: Unhealthy, no traffic
@@ -297,18 +367,6 @@ public final class LocalRunMain {
 
         Logs of the replicas: target/replica-logs/. Ctrl-C stops everything.
         """,
-        (System.nanoTime() - started) / 1e9,
-        kubeconfig,
-        ns,
-        ns,
-        ns,
-        trafficPort,
-        trafficPort,
-        GRPC_ROUTE_PORT,
-        GRPC_ROUTE_PORT,
-        adminPort,
-        adminPort,
-        operatorAdmin,
         k2.pid());
   }
 

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -51,6 +52,21 @@ public final class OperatorMain {
         --leader-election-namespace NS    run with leader election on a Lease in NS
       """
           .formatted(ControlPlaneProtocol.DEFAULT_PORT);
+
+  /** The flags that may also come from the environment, as {@code REPLICAPOOL_<FLAG>}. */
+  private static final List<String> FLAGS =
+      List.of(
+          "kubeconfig",
+          "namespaces",
+          "control-plane-host",
+          "control-plane-port",
+          "token-file",
+          "group-tokens-dir",
+          "tls-cert",
+          "tls-key",
+          "client-ca",
+          "admin-port",
+          "leader-election-namespace");
 
   private OperatorMain() {}
 
@@ -95,29 +111,16 @@ public final class OperatorMain {
     if (tokenFile == null) {
       throw new IllegalArgumentException("--token-file (or REPLICAPOOL_TOKEN_FILE) is required");
     }
+    requireTlsFlagsConsistent(flags);
     boolean cert = flags.containsKey("tls-cert");
     boolean key = flags.containsKey("tls-key");
-    if (cert != key) {
-      throw new IllegalArgumentException(
-          "--tls-cert and --tls-key go together: give both or neither");
-    }
-    if (flags.containsKey("client-ca") && !cert) {
-      throw new IllegalArgumentException(
-          "--client-ca (mutual TLS) needs TLS on the control-plane port:"
-              + " give --tls-cert and --tls-key too");
-    }
     String token = readFlag(flags, "token-file").strip();
     if (token.isEmpty()) {
       throw new IllegalArgumentException("the token file " + tokenFile + " is empty");
     }
     OperatorConfig config =
         new OperatorConfig(
-            flags.containsKey("namespaces")
-                ? Arrays.stream(flags.get("namespaces").split(","))
-                    .map(String::trim)
-                    .filter(s -> !s.isEmpty())
-                    .collect(Collectors.toSet())
-                : Set.of(),
+            namespaces(flags),
             flags.getOrDefault("control-plane-host", "0.0.0.0"),
             Integer.parseInt(
                 flags.getOrDefault(
@@ -133,6 +136,31 @@ public final class OperatorMain {
     return flags.containsKey("client-ca")
         ? config.withClientCa(pem(flags, "client-ca", "CERTIFICATE"))
         : config;
+  }
+
+  /** Certificate and key come together, and a client CA only with them. */
+  private static void requireTlsFlagsConsistent(Map<String, String> flags) {
+    boolean cert = flags.containsKey("tls-cert");
+    boolean key = flags.containsKey("tls-key");
+    if (cert != key) {
+      throw new IllegalArgumentException(
+          "--tls-cert and --tls-key go together: give both or neither");
+    }
+    if (flags.containsKey("client-ca") && !cert) {
+      throw new IllegalArgumentException(
+          "--client-ca (mutual TLS) needs TLS on the control-plane port:"
+              + " give --tls-cert and --tls-key too");
+    }
+  }
+
+  /** The namespaces of --namespaces, blanks dropped; none means all. */
+  private static Set<String> namespaces(Map<String, String> flags) {
+    return flags.containsKey("namespaces")
+        ? Arrays.stream(flags.get("namespaces").split(","))
+            .map(String::trim)
+            .filter(s -> !s.isEmpty())
+            .collect(Collectors.toSet())
+        : Set.of();
   }
 
   /**
@@ -182,20 +210,7 @@ public final class OperatorMain {
 
   static Map<String, String> parse(String[] args, Map<String, String> env) {
     Map<String, String> flags = new HashMap<>();
-    for (String name :
-        new String[] {
-          "kubeconfig",
-          "namespaces",
-          "control-plane-host",
-          "control-plane-port",
-          "token-file",
-          "group-tokens-dir",
-          "tls-cert",
-          "tls-key",
-          "client-ca",
-          "admin-port",
-          "leader-election-namespace"
-        }) {
+    for (String name : FLAGS) {
       String value = env.get("REPLICAPOOL_" + name.toUpperCase().replace('-', '_'));
       if (value != null && !value.isBlank()) {
         flags.put(name, value);

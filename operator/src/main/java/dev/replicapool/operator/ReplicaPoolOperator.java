@@ -73,98 +73,25 @@ public final class ReplicaPoolOperator implements AutoCloseable {
 
   /** Starts everything and returns once the controller runs (or waits for leadership). */
   public static ReplicaPoolOperator start(KubernetesClient client, OperatorConfig config) {
-    Clock clock = Clock.systemUTC();
     Vertx vertx = Vertx.vertx();
     OperatorMetrics metrics = new OperatorMetrics();
-    var options =
-        new ControlPlaneServer.Options(
-            config.controlPlaneHost(), config.controlPlanePort(), config.token());
-    if (config.tlsCertPem() != null) {
-      options = options.withTls(new TlsMaterial(config.tlsCertPem(), config.tlsKeyPem()));
-    }
-    if (config.clientCaPem() != null) {
-      options = options.withClientCa(config.clientCaPem());
-    }
-    options = options.withGroupTokens(config.groupTokens());
-    ControlPlaneServer controlPlane = new ControlPlaneServer(vertx, options);
-    controlPlane.start().await();
+    ControlPlaneServer controlPlane = startControlPlane(vertx, config);
     Prober prober = new Prober(vertx);
     SnapshotPublisher publisher = new SnapshotPublisher(controlPlane);
     InitialSync initialSync = new InitialSync(vertx, controlPlane, publisher);
-    EventRecorder events = new EventRecorder(client, clock::millis, 10, 6_000);
     ReplicaPoolReconciler reconciler =
-        new ReplicaPoolReconciler(
-            clock,
-            prober,
-            publisher,
-            pool -> toSync(controlPlane.syncState(pool)),
-            events,
-            metrics);
+        newReconciler(client, controlPlane, prober, publisher, metrics);
 
     // Without leader election this process always leads.
     AtomicBoolean leader = new AtomicBoolean(config.leaderElectionNamespace() == null);
     AtomicBoolean closing = new AtomicBoolean();
-    // JOSDK's default identity, made explicit so that close() can release the Lease it holds.
-    String identity =
-        config.leaderIdentity() != null
-            ? config.leaderIdentity()
-            : System.getenv("HOSTNAME") != null && !System.getenv("HOSTNAME").isBlank()
-                ? System.getenv("HOSTNAME")
-                : UUID.randomUUID().toString();
-    Operator operator =
-        new Operator(
-            o -> {
-              o.withKubernetesClient(client).withCloseClientOnStop(false);
-              if (config.leaderElectionNamespace() != null) {
-                o.withLeaderElectionConfiguration(
-                    new LeaderElectionConfiguration(
-                        OperatorConfig.LEADER_LEASE_NAME,
-                        config.leaderElectionNamespace(),
-                        Duration.ofSeconds(15),
-                        Duration.ofSeconds(10),
-                        Duration.ofSeconds(2),
-                        identity,
-                        new LeaderCallbacks(
-                            () -> {
-                              log.info("this replica leads");
-                              leader.set(true);
-                              initialSync.begin(
-                                  InitialSync.existingPools(client, config.namespaces()));
-                            },
-                            () -> onLostLead(leader, closing, config.exitOnLostLead()),
-                            newLeader -> log.info("leader is {}", newLeader)),
-                        // Not JOSDK's exit: it would also fire on close(), where the lead is
-                        // released on purpose, and System.exit from a shutdown hook (SIGTERM)
-                        // blocks for ever. onLostLead exits only when the lead is lost while
-                        // running.
-                        false));
-              }
-            });
-    operator.register(
-        reconciler,
-        c -> {
-          if (!config.namespaces().isEmpty()) {
-            c.settingNamespaces(config.namespaces());
-          }
-        });
+    String identity = leaderIdentity(config);
+    Operator operator = newOperator(client, config, identity, leader, closing, initialSync);
+    register(operator, reconciler, config);
     // A data plane's ACK changes a pool's DataPlaneSynced condition: reconcile to show it.
     controlPlane.onSyncChange(reconciler::requestReconcile);
 
-    AtomicBoolean running = new AtomicBoolean();
-    HttpServer admin =
-        AdminServer.start(
-            vertx,
-            config.controlPlaneHost(),
-            config.adminPort(),
-            metrics,
-            running,
-            leader,
-            operator);
-    operator.start();
-    running.set(true);
-    if (config.leaderElectionNamespace() == null) {
-      initialSync.begin(InitialSync.existingPools(client, config.namespaces()));
-    }
+    HttpServer admin = serve(vertx, client, config, metrics, leader, operator, initialSync);
     ReplicaPoolOperator op =
         new ReplicaPoolOperator(
             vertx,
@@ -184,6 +111,129 @@ public final class ReplicaPoolOperator implements AutoCloseable {
         controlPlane.port(),
         admin.actualPort());
     return op;
+  }
+
+  private static ControlPlaneServer startControlPlane(Vertx vertx, OperatorConfig config) {
+    var options =
+        new ControlPlaneServer.Options(
+            config.controlPlaneHost(), config.controlPlanePort(), config.token());
+    if (config.tlsCertPem() != null) {
+      options = options.withTls(new TlsMaterial(config.tlsCertPem(), config.tlsKeyPem()));
+    }
+    if (config.clientCaPem() != null) {
+      options = options.withClientCa(config.clientCaPem());
+    }
+    options = options.withGroupTokens(config.groupTokens());
+    ControlPlaneServer controlPlane = new ControlPlaneServer(vertx, options);
+    controlPlane.start().await();
+    return controlPlane;
+  }
+
+  private static ReplicaPoolReconciler newReconciler(
+      KubernetesClient client,
+      ControlPlaneServer controlPlane,
+      Prober prober,
+      SnapshotPublisher publisher,
+      OperatorMetrics metrics) {
+    Clock clock = Clock.systemUTC();
+    EventRecorder events = new EventRecorder(client, clock::millis, 10, 6_000);
+    return new ReplicaPoolReconciler(
+        clock, prober, publisher, pool -> toSync(controlPlane.syncState(pool)), events, metrics);
+  }
+
+  /** JOSDK's default identity, made explicit so that close() can release the Lease it holds. */
+  private static String leaderIdentity(OperatorConfig config) {
+    return config.leaderIdentity() != null
+        ? config.leaderIdentity()
+        : System.getenv("HOSTNAME") != null && !System.getenv("HOSTNAME").isBlank()
+            ? System.getenv("HOSTNAME")
+            : UUID.randomUUID().toString();
+  }
+
+  private static LeaderCallbacks leaderCallbacks(
+      KubernetesClient client,
+      OperatorConfig config,
+      AtomicBoolean leader,
+      AtomicBoolean closing,
+      InitialSync initialSync) {
+    return new LeaderCallbacks(
+        () -> {
+          log.info("this replica leads");
+          leader.set(true);
+          initialSync.begin(InitialSync.existingPools(client, config.namespaces()));
+        },
+        () -> onLostLead(leader, closing, config.exitOnLostLead()),
+        newLeader -> log.info("leader is {}", newLeader));
+  }
+
+  /** The JOSDK operator on this client, electing a leader when the config names a namespace. */
+  private static Operator newOperator(
+      KubernetesClient client,
+      OperatorConfig config,
+      String identity,
+      AtomicBoolean leader,
+      AtomicBoolean closing,
+      InitialSync initialSync) {
+    return new Operator(
+        o -> {
+          o.withKubernetesClient(client).withCloseClientOnStop(false);
+          if (config.leaderElectionNamespace() != null) {
+            o.withLeaderElectionConfiguration(
+                new LeaderElectionConfiguration(
+                    OperatorConfig.LEADER_LEASE_NAME,
+                    config.leaderElectionNamespace(),
+                    Duration.ofSeconds(15),
+                    Duration.ofSeconds(10),
+                    Duration.ofSeconds(2),
+                    identity,
+                    leaderCallbacks(client, config, leader, closing, initialSync),
+                    // Not JOSDK's exit: it would also fire on close(), where the lead is released
+                    // on purpose, and System.exit from a shutdown hook (SIGTERM) blocks for ever.
+                    // onLostLead exits only when the lead is lost while running.
+                    false));
+          }
+        });
+  }
+
+  private static void register(
+      Operator operator, ReplicaPoolReconciler reconciler, OperatorConfig config) {
+    operator.register(
+        reconciler,
+        c -> {
+          if (!config.namespaces().isEmpty()) {
+            c.settingNamespaces(config.namespaces());
+          }
+        });
+  }
+
+  /**
+   * Opens the admin port, starts the controller and, without leader election, the initial sync of
+   * the existing pools; returns the admin server.
+   */
+  private static HttpServer serve(
+      Vertx vertx,
+      KubernetesClient client,
+      OperatorConfig config,
+      OperatorMetrics metrics,
+      AtomicBoolean leader,
+      Operator operator,
+      InitialSync initialSync) {
+    AtomicBoolean running = new AtomicBoolean();
+    HttpServer admin =
+        AdminServer.start(
+            vertx,
+            config.controlPlaneHost(),
+            config.adminPort(),
+            metrics,
+            running,
+            leader,
+            operator);
+    operator.start();
+    running.set(true);
+    if (config.leaderElectionNamespace() == null) {
+      initialSync.begin(InitialSync.existingPools(client, config.namespaces()));
+    }
+    return admin;
   }
 
   /**

@@ -53,31 +53,8 @@ public final class RegistrarMain {
 
   private static void run(RegistrarOptions options, PrintStream out) {
     KubernetesClient client = createClient(options.kubeconfig(), options.leaseMillis());
-    String namespace =
-        options
-            .namespace()
-            .or(() -> Optional.ofNullable(client.getConfiguration().getNamespace()))
-            .orElseThrow(
-                () -> {
-                  client.close();
-                  return new IllegalStateException(
-                      "no --namespace given and the kube config names none");
-                });
-    LeaseRegistrar.Builder builder =
-        LeaseRegistrar.builder(client)
-            .namespace(namespace)
-            .pool(options.pool())
-            .replica(options.name())
-            .address(options.address().toString())
-            .leaseDurationMillis(options.leaseMillis())
-            .renewIntervalMillis(options.renewMillis());
-    options
-        .healthUrl()
-        .ifPresent(
-            url ->
-                builder.healthUrl(
-                    url, options.healthTimeoutMillis().map(Duration::ofMillis).orElse(null)));
-    LeaseRegistrar registrar = builder.build();
+    String namespace = namespace(options, client);
+    LeaseRegistrar registrar = newRegistrar(options, client, namespace);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -102,6 +79,38 @@ public final class RegistrarMain {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** --namespace, else the kube config's; closes the client when there is neither. */
+  private static String namespace(RegistrarOptions options, KubernetesClient client) {
+    return options
+        .namespace()
+        .or(() -> Optional.ofNullable(client.getConfiguration().getNamespace()))
+        .orElseThrow(
+            () -> {
+              client.close();
+              return new IllegalStateException(
+                  "no --namespace given and the kube config names none");
+            });
+  }
+
+  private static LeaseRegistrar newRegistrar(
+      RegistrarOptions options, KubernetesClient client, String namespace) {
+    LeaseRegistrar.Builder builder =
+        LeaseRegistrar.builder(client)
+            .namespace(namespace)
+            .pool(options.pool())
+            .replica(options.name())
+            .address(options.address().toString())
+            .leaseDurationMillis(options.leaseMillis())
+            .renewIntervalMillis(options.renewMillis());
+    options
+        .healthUrl()
+        .ifPresent(
+            url ->
+                builder.healthUrl(
+                    url, options.healthTimeoutMillis().map(Duration::ofMillis).orElse(null)));
+    return builder.build();
   }
 
   /**

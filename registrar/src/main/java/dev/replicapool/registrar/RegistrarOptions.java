@@ -56,66 +56,34 @@ public record RegistrarOptions(
           "health-timeout-ms",
           "kubeconfig");
 
+  /** What {@code --help} parses to: nothing but the request for the usage. */
+  private static final RegistrarOptions HELP =
+      new RegistrarOptions(
+          Optional.empty(),
+          "",
+          "",
+          null,
+          0,
+          0,
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          true);
+
   /** Parses the command line; a {@code --help} anywhere wins over every other problem. */
   public static RegistrarOptions parse(String... args) throws UsageException {
     for (String arg : args) {
       if (arg.equals("--help") || arg.equals("-h")) {
-        return new RegistrarOptions(
-            Optional.empty(),
-            "",
-            "",
-            null,
-            0,
-            0,
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            true);
+        return HELP;
       }
     }
     Flags flags = Flags.parse(args, VALUED, Set.of());
-    List<String> missing = new ArrayList<>();
-    for (String required : List.of("pool", "name", "address")) {
-      if (!flags.has(required)) {
-        missing.add("--" + required);
-      }
-    }
-    if (!missing.isEmpty()) {
-      throw new UsageException("missing required " + String.join(", ", missing));
-    }
-    HostPort address;
-    try {
-      address = HostPort.parse(flags.required("address"));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("--address: " + e.getMessage());
-    }
-    if (address.isWildcard()) {
-      throw new UsageException(
-          "--address "
-              + address
-              + " is a wildcard that nobody can dial; give the address the data plane reaches");
-    }
+    requirePresent(flags, List.of("pool", "name", "address"));
+    HostPort address = address(flags);
     long lease = flags.longValue("lease-ms", 900, 10, 3_600_000);
-    long renew = flags.longValue("renew-ms", Math.max(1, lease / 3), 1, 1_200_000);
-    if (renew >= lease) {
-      throw new UsageException(
-          "--renew-ms ("
-              + renew
-              + ") must be shorter than --lease-ms ("
-              + lease
-              + "); a third of the lease is the rule");
-    }
-    Optional<Long> healthTimeout =
-        flags.has("health-timeout-ms")
-            ? Optional.of(flags.longValue("health-timeout-ms", 0, 1, 60_000))
-            : Optional.empty();
-    if (healthTimeout.isPresent() && !flags.has("health-url")) {
-      throw new UsageException("--health-timeout-ms needs --health-url");
-    }
-    Optional<Path> kubeconfig = flags.get("kubeconfig").map(Path::of);
-    if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
-      throw new UsageException("--kubeconfig " + kubeconfig.get() + " is not a readable file");
-    }
+    long renew = renewMillis(flags, lease);
+    Optional<Long> healthTimeout = healthTimeoutMillis(flags);
+    Optional<Path> kubeconfig = kubeconfig(flags);
     String pool = flags.required("pool");
     String name = flags.required("name");
     Optional<String> namespace = flags.get("namespace");
@@ -135,6 +103,68 @@ public record RegistrarOptions(
         healthTimeout,
         kubeconfig,
         false);
+  }
+
+  /** Names every missing one of {@code required} in one message. */
+  private static void requirePresent(Flags flags, List<String> required) throws UsageException {
+    List<String> missing = new ArrayList<>();
+    for (String flag : required) {
+      if (!flags.has(flag)) {
+        missing.add("--" + flag);
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new UsageException("missing required " + String.join(", ", missing));
+    }
+  }
+
+  /** The --address, which must be one a data plane can dial. */
+  private static HostPort address(Flags flags) throws UsageException {
+    HostPort address;
+    try {
+      address = HostPort.parse(flags.required("address"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--address: " + e.getMessage());
+    }
+    if (address.isWildcard()) {
+      throw new UsageException(
+          "--address "
+              + address
+              + " is a wildcard that nobody can dial; give the address the data plane reaches");
+    }
+    return address;
+  }
+
+  private static long renewMillis(Flags flags, long lease) throws UsageException {
+    long renew = flags.longValue("renew-ms", Math.max(1, lease / 3), 1, 1_200_000);
+    if (renew >= lease) {
+      throw new UsageException(
+          "--renew-ms ("
+              + renew
+              + ") must be shorter than --lease-ms ("
+              + lease
+              + "); a third of the lease is the rule");
+    }
+    return renew;
+  }
+
+  private static Optional<Long> healthTimeoutMillis(Flags flags) throws UsageException {
+    Optional<Long> healthTimeout =
+        flags.has("health-timeout-ms")
+            ? Optional.of(flags.longValue("health-timeout-ms", 0, 1, 60_000))
+            : Optional.empty();
+    if (healthTimeout.isPresent() && !flags.has("health-url")) {
+      throw new UsageException("--health-timeout-ms needs --health-url");
+    }
+    return healthTimeout;
+  }
+
+  private static Optional<Path> kubeconfig(Flags flags) throws UsageException {
+    Optional<Path> kubeconfig = flags.get("kubeconfig").map(Path::of);
+    if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
+      throw new UsageException("--kubeconfig " + kubeconfig.get() + " is not a readable file");
+    }
+    return kubeconfig;
   }
 
   /** Advice that does not stop the registrar. */

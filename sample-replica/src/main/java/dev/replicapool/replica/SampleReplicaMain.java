@@ -23,84 +23,32 @@ public final class SampleReplicaMain {
   private SampleReplicaMain() {}
 
   public static void main(String[] args) {
-    ReplicaOptions options;
-    try {
-      options = ReplicaOptions.parse(args);
-    } catch (UsageException e) {
-      System.err.println("sample-replica: " + e.getMessage());
-      System.err.println();
-      System.err.println(ReplicaOptions.USAGE);
-      System.exit(2);
+    ReplicaOptions options = parseOrExit(args);
+    if (options == null) {
       return;
     }
     if (options.help()) {
       System.out.println(ReplicaOptions.USAGE);
       return;
     }
-    Random random =
-        options.seed().isPresent() ? new Random(options.seed().getAsLong()) : new Random();
-    SampleReplica replica;
-    try {
-      replica =
-          SampleReplica.start(
-              new SampleReplica.Options(
-                  options.name(),
-                  options.host(),
-                  options.port(),
-                  options.threads(),
-                  random,
-                  options.grpcPort()));
-    } catch (IllegalStateException e) {
-      System.err.println("sample-replica: " + e.getMessage());
-      System.exit(1);
+    SampleReplica replica = startOrExit(options);
+    if (replica == null) {
       return;
     }
-    KubernetesClient client = null;
-    LeaseRegistrar registrar = null;
+    Registration registration = Registration.NONE;
     if (options.register().isPresent()) {
-      ReplicaOptions.Registration r = options.register().get();
-      try {
-        client = RegistrarMain.createClient(r.kubeconfig(), r.leaseMillis());
-        registrar =
-            LeaseRegistrar.builder(client)
-                .namespace(r.namespace())
-                .pool(r.pool())
-                .replica(options.name())
-                .address(r.advertise().toString())
-                .leaseDurationMillis(r.leaseMillis())
-                .renewIntervalMillis(r.renewMillis())
-                .health(replica.state()::leaseHealthy)
-                .build()
-                .start();
-      } catch (RuntimeException e) {
-        System.err.println(
-            "sample-replica: cannot register in "
-                + r.namespace()
-                + "/"
-                + r.pool()
-                + ": "
-                + e.getMessage());
-        if (client != null) {
-          client.close();
-        }
-        replica.close();
-        System.exit(1);
+      registration = registerOrExit(options.name(), options.register().get(), replica);
+      if (registration == null) {
         return;
       }
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    KubernetesClient finalClient = client;
-    LeaseRegistrar finalRegistrar = registrar;
+    Registration finalRegistration = registration;
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  if (finalRegistrar != null) {
-                    finalRegistrar.close();
-                  }
-                  if (finalClient != null) {
-                    finalClient.close();
-                  }
+                  finalRegistration.close();
                   replica.close();
                   stopped.countDown();
                 },
@@ -112,6 +60,94 @@ public final class SampleReplicaMain {
             + replica.address()
             + (replica.grpcAddress() == null ? "" : " (gRPC on " + replica.grpcAddress() + ")"));
     System.out.flush();
+    awaitQuietly(stopped);
+  }
+
+  /** The options, or null once it exited 2 on a bad command line. */
+  private static ReplicaOptions parseOrExit(String[] args) {
+    try {
+      return ReplicaOptions.parse(args);
+    } catch (UsageException e) {
+      System.err.println("sample-replica: " + e.getMessage());
+      System.err.println();
+      System.err.println(ReplicaOptions.USAGE);
+      System.exit(2);
+      return null;
+    }
+  }
+
+  /** The serving replica, or null once it exited 1 because it cannot listen. */
+  private static SampleReplica startOrExit(ReplicaOptions options) {
+    Random random =
+        options.seed().isPresent() ? new Random(options.seed().getAsLong()) : new Random();
+    try {
+      return SampleReplica.start(
+          new SampleReplica.Options(
+              options.name(),
+              options.host(),
+              options.port(),
+              options.threads(),
+              random,
+              options.grpcPort()));
+    } catch (IllegalStateException e) {
+      System.err.println("sample-replica: " + e.getMessage());
+      System.exit(1);
+      return null;
+    }
+  }
+
+  /**
+   * The replica's Lease registration and the client it renews with (neither without --register).
+   */
+  private record Registration(KubernetesClient client, LeaseRegistrar registrar) {
+    static final Registration NONE = new Registration(null, null);
+
+    void close() {
+      if (registrar != null) {
+        registrar.close();
+      }
+      if (client != null) {
+        client.close();
+      }
+    }
+  }
+
+  /** The running registration, or null once it stopped the replica and exited 1. */
+  private static Registration registerOrExit(
+      String name, ReplicaOptions.Registration r, SampleReplica replica) {
+    KubernetesClient client = null;
+    try {
+      client = RegistrarMain.createClient(r.kubeconfig(), r.leaseMillis());
+      LeaseRegistrar registrar =
+          LeaseRegistrar.builder(client)
+              .namespace(r.namespace())
+              .pool(r.pool())
+              .replica(name)
+              .address(r.advertise().toString())
+              .leaseDurationMillis(r.leaseMillis())
+              .renewIntervalMillis(r.renewMillis())
+              .health(replica.state()::leaseHealthy)
+              .build()
+              .start();
+      return new Registration(client, registrar);
+    } catch (RuntimeException e) {
+      System.err.println(
+          "sample-replica: cannot register in "
+              + r.namespace()
+              + "/"
+              + r.pool()
+              + ": "
+              + e.getMessage());
+      if (client != null) {
+        client.close();
+      }
+      replica.close();
+      System.exit(1);
+      return null;
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch stopped) {
     try {
       stopped.await();
     } catch (InterruptedException e) {

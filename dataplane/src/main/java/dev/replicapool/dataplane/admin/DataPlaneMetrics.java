@@ -275,55 +275,72 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
       if (before == null || before == now) {
         continue;
       }
-      Set<Endpoint> kept = Collections.newSetFromMap(new IdentityHashMap<>());
-      if (now != null) {
-        kept.addAll(now.router().endpoints());
-      }
-      for (Endpoint e : before.router().endpoints()) {
-        if (!kept.contains(e)) {
-          Map<String, Meter> gone = memberMeters.remove(e);
-          // Empty or not: an event loop that looked the map up before this removal may still add
-          // a meter to it; the bookkeeping task, running later, removes that one too.
-          if (gone != null) {
-            goneMembers.add(gone);
-          }
-        }
-      }
+      forgetLeftMembers(before, now, goneMembers);
       if (now == null) {
         gonePools.add(name);
       }
     }
-    for (String name : change.pools()) {
-      PoolRuntime now = next.pool(name);
-      if (now != null) {
-        for (Endpoint e : now.router().endpoints()) {
-          memberMeters.computeIfAbsent(e, k -> new ConcurrentHashMap<>());
-        }
-      }
-    }
+    addMemberMaps(change);
     if (goneMembers.isEmpty() && gonePools.isEmpty()) {
       return;
     }
     bookkeeping.execute(
         () -> {
           goneMembers.forEach(m -> m.values().forEach(registry::remove));
-          for (String name : gonePools) {
-            AtomicReferenceArray<Timer> timers = requestTimers.remove(name);
-            if (timers != null) {
-              for (int i = 0; i < timers.length(); i++) {
-                if (timers.get(i) != null) {
-                  registry.remove(timers.get(i));
-                }
-              }
-            }
-            removeByPool(retryCounters, name);
-            for (String key : new ArrayList<>(policyCounters.keySet())) {
-              if (key.contains("\n" + name + "\n")) {
-                registry.remove(policyCounters.remove(key));
-              }
-            }
-          }
+          gonePools.forEach(this::removePoolMeters);
         });
+  }
+
+  /**
+   * Drops the member maps of the endpoints of {@code before} that {@code now} (null: the pool is
+   * gone) no longer holds, and collects them in {@code goneMembers} for removal.
+   */
+  private void forgetLeftMembers(
+      PoolRuntime before, PoolRuntime now, List<Map<String, Meter>> goneMembers) {
+    Set<Endpoint> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (now != null) {
+      kept.addAll(now.router().endpoints());
+    }
+    for (Endpoint e : before.router().endpoints()) {
+      if (!kept.contains(e)) {
+        Map<String, Meter> gone = memberMeters.remove(e);
+        // Empty or not: an event loop that looked the map up before this removal may still add
+        // a meter to it; the bookkeeping task, running later, removes that one too.
+        if (gone != null) {
+          goneMembers.add(gone);
+        }
+      }
+    }
+  }
+
+  /** A member map for every endpoint of the changed pools that has none yet. */
+  private void addMemberMaps(TableObserver.Change change) {
+    for (String name : change.pools()) {
+      PoolRuntime now = change.next().pool(name);
+      if (now != null) {
+        for (Endpoint e : now.router().endpoints()) {
+          memberMeters.computeIfAbsent(e, k -> new ConcurrentHashMap<>());
+        }
+      }
+    }
+  }
+
+  /** Removes the request timers, retry and policy counters of a pool that is gone. */
+  private void removePoolMeters(String name) {
+    AtomicReferenceArray<Timer> timers = requestTimers.remove(name);
+    if (timers != null) {
+      for (int i = 0; i < timers.length(); i++) {
+        if (timers.get(i) != null) {
+          registry.remove(timers.get(i));
+        }
+      }
+    }
+    removeByPool(retryCounters, name);
+    for (String key : new ArrayList<>(policyCounters.keySet())) {
+      if (key.contains("\n" + name + "\n")) {
+        registry.remove(policyCounters.remove(key));
+      }
+    }
   }
 
   /** Stops the bookkeeping thread; meters stay as they are. */
@@ -357,25 +374,16 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     @Override
     public MetricSnapshots collect() {
       GaugeSnapshot.Builder version =
-          GaugeSnapshot.builder()
-              .name(VERSION)
-              .help("Version of the pool's snapshot this data plane serves");
+          gauge(VERSION, "Version of the pool's snapshot this data plane serves");
       GaugeSnapshot.Builder routable =
-          GaugeSnapshot.builder().name(ROUTABLE).help("Members of the pool that take requests now");
+          gauge(ROUTABLE, "Members of the pool that take requests now");
       GaugeSnapshot.Builder ejected =
-          GaugeSnapshot.builder()
-              .name(EJECTED)
-              .help("Members of the pool ejected by this data plane now");
-      GaugeSnapshot.Builder inflight =
-          GaugeSnapshot.builder().name(INFLIGHT).help("Requests in flight on a member");
+          gauge(EJECTED, "Members of the pool ejected by this data plane now");
+      GaugeSnapshot.Builder inflight = gauge(INFLIGHT, "Requests in flight on a member");
       GaugeSnapshot.Builder panic =
-          GaugeSnapshot.builder()
-              .name(PANIC)
-              .help("1 while too few members are routable and the pool routes to all of them");
+          gauge(PANIC, "1 while too few members are routable and the pool routes to all of them");
       GaugeSnapshot.Builder queue =
-          GaugeSnapshot.builder()
-              .name(QUEUE)
-              .help("Requests waiting for a member below the pool's in-flight limit");
+          gauge(QUEUE, "Requests waiting for a member below the pool's in-flight limit");
       for (PoolRuntime p : table.get().sortedPools().values()) {
         Labels pool = Labels.of("pool", p.name());
         if (p.requests().queue() != null) {
@@ -402,6 +410,10 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     @Override
     public List<String> getPrometheusNames() {
       return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC, QUEUE);
+    }
+
+    private static GaugeSnapshot.Builder gauge(String name, String help) {
+      return GaugeSnapshot.builder().name(name).help(help);
     }
 
     private static GaugeSnapshot.GaugeDataPointSnapshot point(double value, Labels labels) {

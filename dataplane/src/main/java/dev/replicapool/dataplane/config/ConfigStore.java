@@ -192,15 +192,19 @@ public final class ConfigStore implements SnapshotApplier {
                 promises.get(accepted.get(0)).fail(ar.cause().getMessage());
                 return Future.succeededFuture();
               }
-              // Which change did the observer refuse? One swap each tells.
-              Future<Void> oneByOne = Future.succeededFuture();
-              for (int i : accepted) {
-                oneByOne =
-                    oneByOne.transform(
-                        x -> applyBatch(List.of(changes.get(i)), List.of(promises.get(i))));
-              }
-              return oneByOne;
+              return applyOneByOne(changes, promises, accepted);
             });
+  }
+
+  /** Which of the accepted changes did an observer refuse? One swap each tells. */
+  private Future<Void> applyOneByOne(
+      List<Change> changes, List<Promise<Void>> promises, List<Integer> accepted) {
+    Future<Void> oneByOne = Future.succeededFuture();
+    for (int i : accepted) {
+      oneByOne =
+          oneByOne.transform(x -> applyBatch(List.of(changes.get(i)), List.of(promises.get(i))));
+    }
+    return oneByOne;
   }
 
   /**
@@ -265,51 +269,15 @@ public final class ConfigStore implements SnapshotApplier {
   }
 
   private PoolRuntime build(PoolSnapshot s, PoolRuntime previous) {
-    Set<String> addresses = new HashSet<>();
-    for (MemberSnapshot m : s.members()) {
-      if (!addresses.add(m.address())) {
-        throw new IllegalArgumentException("member " + m.address() + " is listed twice");
-      }
-    }
-    List<String> hosts = new ArrayList<>();
-    for (String h : s.hosts() == null ? List.<String>of() : s.hosts()) {
-      String n = h == null ? "" : h.strip().toLowerCase(Locale.ROOT);
-      if (!HOST.matcher(n).matches()) {
-        throw new IllegalArgumentException("host " + h + " is not a DNS name or *.suffix");
-      }
-      if (!hosts.contains(n)) {
-        hosts.add(n);
-      }
-    }
+    requireDistinctMembers(s);
+    List<String> hosts = hosts(s);
     if (s.port() != null && reservedPorts.contains(s.port())) {
       throw new IllegalArgumentException(
           "port " + s.port() + " is one of the data plane's own ports");
     }
     TlsMaterials.Loaded tls = s.tls() == null ? null : TlsMaterials.load(vertx, s.tls());
-    AdaptiveRouting adaptive = s.adaptive() != null ? s.adaptive() : new AdaptiveRouting();
-    double baseline =
-        adaptive.baselineLatencyMillis != null
-            ? adaptive.baselineLatencyMillis
-            : new AdaptiveRouting().baselineLatencyMillis;
-    PoolRouter.Settings settings =
-        new PoolRouter.Settings(
-            s.policy(),
-            OutlierPolicy.from(s.outlierDetection()),
-            EWMA_TAU_MILLIS,
-            baseline,
-            baseline * FAILURE_PENALTY_FACTOR,
-            SlowStartRamp.from(s.slowStart()),
-            s.panicThresholdPercent() == null ? 0 : s.panicThresholdPercent(),
-            HashPolicy.from(s.consistentHash()));
-    PoolRouter router =
-        PoolRouter.create(
-            s.pool(),
-            settings,
-            s.members(),
-            previous == null ? null : previous.router(),
-            clock,
-            randoms.get(),
-            events.apply(s.pool()));
+    double baseline = baselineLatencyMillis(s);
+    PoolRouter router = router(s, baseline, previous);
     String protocol = s.appProtocol() == null ? "http" : s.appProtocol();
     UpstreamTls upstreamTls =
         protocol.equals("https") || protocol.equals("kubernetes.io/wss")
@@ -327,5 +295,59 @@ public final class ConfigStore implements SnapshotApplier {
         RetryPolicy.from(s.retry()),
         upstreamTls,
         requests);
+  }
+
+  private static void requireDistinctMembers(PoolSnapshot s) {
+    Set<String> addresses = new HashSet<>();
+    for (MemberSnapshot m : s.members()) {
+      if (!addresses.add(m.address())) {
+        throw new IllegalArgumentException("member " + m.address() + " is listed twice");
+      }
+    }
+  }
+
+  /** The pool's host names, lower-cased and without repeats; refuses one that is no DNS name. */
+  private static List<String> hosts(PoolSnapshot s) {
+    List<String> hosts = new ArrayList<>();
+    for (String h : s.hosts() == null ? List.<String>of() : s.hosts()) {
+      String n = h == null ? "" : h.strip().toLowerCase(Locale.ROOT);
+      if (!HOST.matcher(n).matches()) {
+        throw new IllegalArgumentException("host " + h + " is not a DNS name or *.suffix");
+      }
+      if (!hosts.contains(n)) {
+        hosts.add(n);
+      }
+    }
+    return hosts;
+  }
+
+  /** The adaptive baseline latency of the snapshot, else the API's default. */
+  private static double baselineLatencyMillis(PoolSnapshot s) {
+    AdaptiveRouting adaptive = s.adaptive() != null ? s.adaptive() : new AdaptiveRouting();
+    return adaptive.baselineLatencyMillis != null
+        ? adaptive.baselineLatencyMillis
+        : new AdaptiveRouting().baselineLatencyMillis;
+  }
+
+  /** The pool's router, carrying over the state of the previous one. */
+  private PoolRouter router(PoolSnapshot s, double baseline, PoolRuntime previous) {
+    PoolRouter.Settings settings =
+        new PoolRouter.Settings(
+            s.policy(),
+            OutlierPolicy.from(s.outlierDetection()),
+            EWMA_TAU_MILLIS,
+            baseline,
+            baseline * FAILURE_PENALTY_FACTOR,
+            SlowStartRamp.from(s.slowStart()),
+            s.panicThresholdPercent() == null ? 0 : s.panicThresholdPercent(),
+            HashPolicy.from(s.consistentHash()));
+    return PoolRouter.create(
+        s.pool(),
+        settings,
+        s.members(),
+        previous == null ? null : previous.router(),
+        clock,
+        randoms.get(),
+        events.apply(s.pool()));
   }
 }

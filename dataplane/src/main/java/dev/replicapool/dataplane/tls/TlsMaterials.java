@@ -41,33 +41,9 @@ public final class TlsMaterials {
   }
 
   public static Loaded load(Vertx vertx, TlsMaterial material) {
-    KeyManagerFactory kmf;
-    try {
-      kmf =
-          new PemKeyCertOptions()
-              .setCertValue(Buffer.buffer(material.certificatePem()))
-              .setKeyValue(Buffer.buffer(material.privateKeyPem()))
-              .getKeyManagerFactory(vertx);
-    } catch (Exception e) {
-      throw new IllegalArgumentException(
-          "tls: cannot load the certificate and key (" + e.getClass().getSimpleName() + ")");
-    }
-    X509KeyManager km = null;
-    for (KeyManager m : kmf.getKeyManagers()) {
-      if (m instanceof X509KeyManager x) {
-        km = x;
-      }
-    }
-    String alias = null;
-    if (km != null) {
-      for (String type : new String[] {"RSA", "EC", "EdDSA", "Ed25519", "DSA"}) {
-        String[] aliases = km.getServerAliases(type, null);
-        if (aliases != null && aliases.length > 0) {
-          alias = aliases[0];
-          break;
-        }
-      }
-    }
+    KeyManagerFactory kmf = keyManagerFactory(vertx, material);
+    X509KeyManager km = x509KeyManager(kmf);
+    String alias = km == null ? null : serverAlias(km);
     if (alias == null) {
       throw new IllegalArgumentException("tls: no usable key in the material");
     }
@@ -78,28 +54,64 @@ public final class TlsMaterials {
     }
     X509Certificate leaf = chain[0];
     checkPair(key, leaf);
-    SslContext server;
+    return new Loaded(
+        kmf,
+        serverContext(kmf),
+        fingerprint(material.certificatePem()),
+        leaf.getSubjectX500Principal().getName(),
+        leaf.getNotAfter().toInstant());
+  }
+
+  private static KeyManagerFactory keyManagerFactory(Vertx vertx, TlsMaterial material) {
     try {
-      server =
-          SslContextBuilder.forServer(kmf)
-              .applicationProtocolConfig(
-                  new ApplicationProtocolConfig(
-                      ApplicationProtocolConfig.Protocol.ALPN,
-                      ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                      ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                      ApplicationProtocolNames.HTTP_2,
-                      ApplicationProtocolNames.HTTP_1_1))
-              .build();
+      return new PemKeyCertOptions()
+          .setCertValue(Buffer.buffer(material.certificatePem()))
+          .setKeyValue(Buffer.buffer(material.privateKeyPem()))
+          .getKeyManagerFactory(vertx);
+    } catch (Exception e) {
+      throw new IllegalArgumentException(
+          "tls: cannot load the certificate and key (" + e.getClass().getSimpleName() + ")");
+    }
+  }
+
+  /** The factory's last X.509 key manager, or null. */
+  private static X509KeyManager x509KeyManager(KeyManagerFactory kmf) {
+    X509KeyManager km = null;
+    for (KeyManager m : kmf.getKeyManagers()) {
+      if (m instanceof X509KeyManager x) {
+        km = x;
+      }
+    }
+    return km;
+  }
+
+  /** The first alias with a server key of a type we know, or null. */
+  private static String serverAlias(X509KeyManager km) {
+    for (String type : new String[] {"RSA", "EC", "EdDSA", "Ed25519", "DSA"}) {
+      String[] aliases = km.getServerAliases(type, null);
+      if (aliases != null && aliases.length > 0) {
+        return aliases[0];
+      }
+    }
+    return null;
+  }
+
+  /** A server context offering HTTP/2 and HTTP/1.1 by ALPN. */
+  private static SslContext serverContext(KeyManagerFactory kmf) {
+    try {
+      return SslContextBuilder.forServer(kmf)
+          .applicationProtocolConfig(
+              new ApplicationProtocolConfig(
+                  ApplicationProtocolConfig.Protocol.ALPN,
+                  ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                  ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                  ApplicationProtocolNames.HTTP_2,
+                  ApplicationProtocolNames.HTTP_1_1))
+          .build();
     } catch (Exception e) {
       throw new IllegalArgumentException(
           "tls: cannot build a TLS context (" + e.getClass().getSimpleName() + ")");
     }
-    return new Loaded(
-        kmf,
-        server,
-        fingerprint(material.certificatePem()),
-        leaf.getSubjectX500Principal().getName(),
-        leaf.getNotAfter().toInstant());
   }
 
   private static void checkPair(PrivateKey key, X509Certificate cert) {
