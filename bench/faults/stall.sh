@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A member that accepts requests and then stalls: k2 of 3 sample replicas SIGSTOPped for 3 s
-# (then SIGCONT) under load, once open loop (LoadGen, RATE req/s for 7 s) and once closed loop
-# (wrk -t1 -c16 -d7s --timeout 10s), through the data plane with and without its request
+# (then SIGCONT) under load, once open loop (LoadGen, RATE req/s for 7 s after 2 s of warm-up)
+# and once closed loop (wrk -t1 -c16 -d7s --timeout 10s), through the data plane with and without its request
 # policies (hedging, a per-try timeout), HAProxy (check inter 200ms) and nginx (passive). Also a
 # run without the stall for each hedging setting: its p99 and extra member load on a healthy pool.
 #   bench/faults/stall.sh          ROUNDS=1 RATE=2000 HEDGE_MS=20 PER_TRY_MS=100 ONLY=regex LOOPS="closed open"
@@ -38,8 +38,8 @@ served() { # answers the three replicas have served so far
   done
   echo $t
 }
-stall() { # after 2 s, k2 stops for 3 s
-  sleep 2
+stall() { # after $1 s (2 s into the measured run), k2 stops for 3 s
+  sleep "$1"
   local pid=${BACKEND_PID[$((BACKEND_BASE + 2))]}
   kill -STOP "$pid"; sleep 3; kill -CONT "$pid"
 }
@@ -52,19 +52,21 @@ run() { # loop(open|closed) fault(stall|none) target policy [query]
   local before; before=$(served)
   local sp=""
   if [ "$loop" = open ]; then
-    loadgen --port "$PORT_" --host-header "$HOST_" --rate "$RATE" --duration 7 --warmup 0 --conns 256 \
+    # 2 s of warm-up, not counted: the load's 256 connections open in them
+    loadgen --port "$PORT_" --host-header "$HOST_" --rate "$RATE" --duration 7 --warmup 2 --conns 256 \
       --label "$label" --out "$OUT/open.tmp" > /dev/null &
     local lp=$!
-    [ "$fault" = stall ] && { stall & sp=$!; }
+    [ "$fault" = stall ] && { stall 4 & sp=$!; }
     wait $lp
     [ -n "$sp" ] && wait $sp
     local line; line=$(tail -1 "$OUT/open.tmp")
     local n; n=$(echo "$line" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sent"])')
-    local extra; extra=$(python3 -c "print(round(($(served) - $before) / $n - 1, 4))")
+    # the members also served the warm-up's requests
+    local extra; extra=$(python3 -c "print(round(($(served) - $before) / ($n + 2 * $RATE) - 1, 4))")
     echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); d['extraMemberLoad']=$extra; print(json.dumps(d))" >> "$RES"
   else
     local o
-    [ "$fault" = stall ] && { stall & sp=$!; }
+    [ "$fault" = stall ] && { stall 2 & sp=$!; }
     o=$(wrk -t1 -c16 -d7s --timeout 10s -s "$BENCH/faults/stall.lua" -H "Host: $HOST_" "http://127.0.0.1:$PORT_/track/1" | grep '^RESULT')
     [ -n "$sp" ] && wait $sp
     python3 - "$label" "$o" "$before" "$(served)" >> "$RES" <<'PY'
