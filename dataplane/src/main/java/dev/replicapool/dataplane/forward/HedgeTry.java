@@ -79,11 +79,6 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
     }
   }
 
-  /** Whether its connection is there and the head went out. */
-  boolean sent() {
-    return upstream != null;
-  }
-
   /**
    * Hands its connection (now the exchange's) over; the bytes so far follow via {@link
    * #takeReceived}.
