@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 
 class CapacityPlannerTest {
 
-  /** S1's capacity inputs (docs/SCENARIOS.md); the seed* tests check S1's figures. */
-  private static Capacity seed() {
+  /** S1's capacity inputs (docs/SCENARIOS.md); the s1* tests check S1's figures. */
+  private static Capacity s1Capacity() {
     Capacity c = new Capacity();
     c.peakRequestsPerSecond = 513.89;
     c.perReplicaRequestsPerSecond = 400.0;
@@ -18,8 +18,8 @@ class CapacityPlannerTest {
   }
 
   @Test
-  void seedWithThreeReplicasIsAtRisk() {
-    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 3, 200, 200);
+  void s1WithThreeReplicasIsAtRisk() {
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(s1Capacity(), 3, 200, 200);
     CapacityStatus s = plan.status();
     assertThat(s.minReplicas).isEqualTo(3);
     assertThat(s.safeRequestsPerSecondPerReplica).isEqualTo(200.0);
@@ -34,8 +34,8 @@ class CapacityPlannerTest {
   }
 
   @Test
-  void seedWithFourReplicasSurvivesOneFailure() {
-    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 4, 200, 200);
+  void s1WithFourReplicasSurvivesOneFailure() {
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(s1Capacity(), 4, 200, 200);
     CapacityStatus s = plan.status();
     assertThat(s.minReplicas).isEqualTo(3);
     assertThat(s.perReplicaRequestsPerSecond).isEqualTo(128.47);
@@ -50,13 +50,13 @@ class CapacityPlannerTest {
   @Test
   void droppedRequestsScaleWithDetectionTime() {
     // S1's comparison: 10 minutes of manual recovery instead of a 200 ms check.
-    CapacityStatus s = CapacityPlanner.plan(seed(), 3, 200, 600_000).status();
+    CapacityStatus s = CapacityPlanner.plan(s1Capacity(), 3, 200, 600_000).status();
     assertThat(s.droppedRequestsPerFailure).isEqualTo(102_778.0);
   }
 
   @Test
   void belowMinimumIsAtRiskAlready() {
-    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 2, 200, 200);
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(s1Capacity(), 2, 200, 200);
     assertThat(plan.status().utilization).isEqualTo(0.642);
     assertThat(plan.atRisk()).isTrue();
     assertThat(plan.message())
@@ -65,7 +65,7 @@ class CapacityPlannerTest {
 
   @Test
   void oneMemberLeavesNothingAfterAFailure() {
-    Capacity c = seed();
+    Capacity c = s1Capacity();
     c.peakRequestsPerSecond = 100.0;
     CapacityPlanner.Plan plan = CapacityPlanner.plan(c, 1, 200, 200);
     assertThat(plan.status().minReplicas).isEqualTo(1);
@@ -78,7 +78,7 @@ class CapacityPlannerTest {
 
   @Test
   void noRoutableMemberCountsTheMinimumWithoutDividingByZero() {
-    CapacityPlanner.Plan plan = CapacityPlanner.plan(seed(), 0, 200, 200);
+    CapacityPlanner.Plan plan = CapacityPlanner.plan(s1Capacity(), 0, 200, 200);
     assertThat(plan.status().perReplicaRequestsPerSecond).isEqualTo(171.30);
     assertThat(plan.status().healthCheckRequestsPerSecond).isEqualTo(0.0);
     assertThat(plan.atRisk()).isTrue();
@@ -87,20 +87,20 @@ class CapacityPlannerTest {
 
   @Test
   void exactMultipleDoesNotRoundUp() {
-    Capacity c = seed();
+    Capacity c = s1Capacity();
     c.peakRequestsPerSecond = 600.0;
     assertThat(CapacityPlanner.plan(c, 4, 1000, 1000).status().minReplicas).isEqualTo(3);
   }
 
   @Test
   void healthCheckOffCostsNothing() {
-    assertThat(CapacityPlanner.plan(seed(), 3, 0, 0).status().healthCheckRequestsPerSecond)
+    assertThat(CapacityPlanner.plan(s1Capacity(), 3, 0, 0).status().healthCheckRequestsPerSecond)
         .isEqualTo(0.0);
   }
 
   @Test
   void zeroPeakIsNeverAtRisk() {
-    Capacity c = seed();
+    Capacity c = s1Capacity();
     c.peakRequestsPerSecond = 0.0;
     CapacityPlanner.Plan plan = CapacityPlanner.plan(c, 1, 1000, 1000);
     assertThat(plan.atRisk()).isFalse();
