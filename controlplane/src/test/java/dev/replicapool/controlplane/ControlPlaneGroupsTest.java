@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.api.wire.StreamMessage;
 import dev.replicapool.api.wire.TlsMaterial;
 import dev.replicapool.testing.OnEventLoop;
@@ -95,17 +96,7 @@ class ControlPlaneGroupsTest {
   }
 
   static PoolSnapshot withTls(PoolSnapshot s, TlsMaterial tls) {
-    return new PoolSnapshot(
-        s.pool(),
-        s.version(),
-        s.policy(),
-        s.adaptive(),
-        s.outlierDetection(),
-        s.retry(),
-        s.hosts(),
-        s.port(),
-        tls,
-        s.members());
+    return PoolSnapshotBuilder.builder(s).tls(tls).build();
   }
 
   @Test

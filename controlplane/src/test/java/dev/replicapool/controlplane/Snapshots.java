@@ -4,6 +4,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import java.util.List;
 
 final class Snapshots {
@@ -16,16 +17,12 @@ final class Snapshots {
                 i ->
                     new MemberSnapshot("127.0.0." + (i + 1), 8080, weights[i], MemberState.Healthy))
             .toList();
-    return new PoolSnapshot(
-        pool,
-        version,
-        RoutingPolicy.RoundRobin,
-        null,
-        null,
-        null,
-        List.of(pool.replace('/', '.') + ".example"),
-        null,
-        null,
-        members);
+    return PoolSnapshotBuilder.builder()
+        .pool(pool)
+        .version(version)
+        .policy(RoutingPolicy.RoundRobin)
+        .hosts(List.of(pool.replace('/', '.') + ".example"))
+        .members(members)
+        .build();
   }
 }

@@ -111,31 +111,7 @@ public record ReplicaOptions(
     if (slash <= 0 || slash == value.length() - 1 || value.indexOf('/', slash + 1) >= 0) {
       throw new UsageException("--register must be NAMESPACE/POOL, got '" + value + "'");
     }
-    HostPort advertise;
-    if (flags.has("advertise")) {
-      try {
-        advertise = HostPort.parse(flags.required("advertise"));
-      } catch (IllegalArgumentException e) {
-        throw new UsageException("--advertise: " + e.getMessage());
-      }
-      if (advertise.isWildcard()) {
-        throw new UsageException(
-            "--advertise must be an address others can dial, not " + advertise);
-      }
-    } else {
-      if (port == 0) {
-        throw new UsageException("--register with --port 0 needs --advertise HOST:PORT");
-      }
-      try {
-        advertise = new HostPort(host, port);
-      } catch (IllegalArgumentException e) {
-        throw new UsageException("--host: " + e.getMessage());
-      }
-      if (advertise.isWildcard()) {
-        throw new UsageException(
-            "--host " + host + " is a wildcard nobody can dial: give --advertise HOST:PORT");
-      }
-    }
+    HostPort advertise = advertise(flags, host, port);
     long lease = flags.longValue("lease-ms", 900, 10, 3_600_000);
     long renew = flags.longValue("renew-ms", Math.max(1, lease / 3), 1, 1_200_000);
     if (renew >= lease) {
@@ -148,5 +124,35 @@ public record ReplicaOptions(
     }
     return new Registration(
         value.substring(0, slash), value.substring(slash + 1), advertise, kubeconfig, lease, renew);
+  }
+
+  /** The address to register: --advertise, else the listener's own (which must be dialable). */
+  private static HostPort advertise(Flags flags, String host, int port) throws UsageException {
+    HostPort advertise;
+    if (flags.has("advertise")) {
+      try {
+        advertise = HostPort.parse(flags.required("advertise"));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--advertise: " + e.getMessage());
+      }
+      if (advertise.isWildcard()) {
+        throw new UsageException(
+            "--advertise must be an address others can dial, not " + advertise);
+      }
+      return advertise;
+    }
+    if (port == 0) {
+      throw new UsageException("--register with --port 0 needs --advertise HOST:PORT");
+    }
+    try {
+      advertise = new HostPort(host, port);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--host: " + e.getMessage());
+    }
+    if (advertise.isWildcard()) {
+      throw new UsageException(
+          "--host " + host + " is a wildcard nobody can dial: give --advertise HOST:PORT");
+    }
+    return advertise;
   }
 }

@@ -1,5 +1,6 @@
 package dev.replicapool.replica;
 
+import io.soabase.recordbuilder.core.RecordBuilder;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -57,6 +58,7 @@ public final class SampleReplica implements AutoCloseable {
    * reproducible tests); {@code grpcPort} is the port of the gRPC side, 0 for any free one, -1 for
    * none.
    */
+  @RecordBuilder
   public record Options(
       String name, String host, int port, int threads, Random random, int grpcPort) {
     public Options {
@@ -89,24 +91,28 @@ public final class SampleReplica implements AutoCloseable {
     }
 
     public Options withHost(String host) {
-      return new Options(name, host, port, threads, random, grpcPort);
+      return edit().host(host).build();
     }
 
     public Options withPort(int port) {
-      return new Options(name, host, port, threads, random, grpcPort);
+      return edit().port(port).build();
     }
 
     public Options withThreads(int threads) {
-      return new Options(name, host, port, threads, random, grpcPort);
+      return edit().threads(threads).build();
     }
 
     public Options withRandom(Random random) {
-      return new Options(name, host, port, threads, random, grpcPort);
+      return edit().random(random).build();
     }
 
     /** Serves gRPC as well on this port (0: any free one). */
     public Options withGrpcPort(int grpcPort) {
-      return new Options(name, host, port, threads, random, grpcPort);
+      return edit().grpcPort(grpcPort).build();
+    }
+
+    private SampleReplicaOptionsBuilder edit() {
+      return SampleReplicaOptionsBuilder.builder(this);
     }
   }
 

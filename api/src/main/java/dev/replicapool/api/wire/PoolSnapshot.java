@@ -10,13 +10,15 @@ import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.v1alpha1.SlowStart;
 import dev.replicapool.api.v1alpha1.Timeouts;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
 /**
  * Everything a data plane needs to route one pool. Always complete: a data plane never merges two
- * snapshots of the same pool.
+ * snapshots of the same pool. Components left out of a {@link PoolSnapshotBuilder} are null: off,
+ * or the data plane's default.
  *
  * @param pool "namespace/name"
  * @param version grows with every change of this pool; a data plane ignores older versions
@@ -34,6 +36,7 @@ import java.util.regex.Pattern;
  * @param consistentHash the key and table of the ConsistentHash policy; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@RecordBuilder
 public record PoolSnapshot(
     String pool,
     long version,
@@ -54,80 +57,6 @@ public record PoolSnapshot(
     Integer maxRequestsPerMember,
     RequestQueue queue,
     ConsistentHash consistentHash) {
-
-  /**
-   * A pool without per-pool request policies (timeouts, hedging, limits) nor consistent hashing.
-   */
-  public PoolSnapshot(
-      String pool,
-      long version,
-      RoutingPolicy policy,
-      AdaptiveRouting adaptive,
-      OutlierDetection outlierDetection,
-      Retry retry,
-      List<String> hosts,
-      Integer port,
-      TlsMaterial tls,
-      List<MemberSnapshot> members,
-      String appProtocol,
-      UpstreamTlsMaterial upstreamTls,
-      SlowStart slowStart,
-      Integer panicThresholdPercent) {
-    this(
-        pool,
-        version,
-        policy,
-        adaptive,
-        outlierDetection,
-        retry,
-        hosts,
-        port,
-        tls,
-        members,
-        appProtocol,
-        upstreamTls,
-        slowStart,
-        panicThresholdPercent,
-        null,
-        null,
-        null,
-        null,
-        null);
-  }
-
-  /** A plain-HTTP pool without slow start or panic routing. */
-  public PoolSnapshot(
-      String pool,
-      long version,
-      RoutingPolicy policy,
-      AdaptiveRouting adaptive,
-      OutlierDetection outlierDetection,
-      Retry retry,
-      List<String> hosts,
-      Integer port,
-      TlsMaterial tls,
-      List<MemberSnapshot> members) {
-    this(
-        pool,
-        version,
-        policy,
-        adaptive,
-        outlierDetection,
-        retry,
-        hosts,
-        port,
-        tls,
-        members,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
-  }
 
   private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");
 

@@ -4,6 +4,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.controlplane.ControlPlaneServer;
 import io.vertx.core.Vertx;
 import java.io.BufferedReader;
@@ -87,8 +88,8 @@ public final class ScaleBenchmark {
     List<Long> big = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
       String name = "big/one";
-      PoolSnapshot s = new PoolSnapshot(name, cp.nextVersion(name), RoutingPolicy.Adaptive, null,
-          null, null, List.of("big.example"), null, null, ms);
+      PoolSnapshot s = PoolSnapshotBuilder.builder().pool(name).version(cp.nextVersion(name))
+          .policy(RoutingPolicy.Adaptive).hosts(List.of("big.example")).members(ms).build();
       long t0 = System.nanoTime();
       cp.publish(s);
       while (!cp.syncState(name).synced()) {
@@ -123,9 +124,9 @@ public final class ScaleBenchmark {
         ms.add(new MemberSnapshot("10.1." + (p % 250) + "." + m, 8000 + p / 250 + round, 1.0,
             MemberState.Healthy));
       }
-      cp.publish(new PoolSnapshot(name, cp.nextVersion(name),
-          p % 2 == 0 ? RoutingPolicy.RoundRobin : RoutingPolicy.Adaptive, null, null, null,
-          List.of("pool-" + p + ".example"), null, null, ms));
+      cp.publish(PoolSnapshotBuilder.builder().pool(name).version(cp.nextVersion(name))
+          .policy(p % 2 == 0 ? RoutingPolicy.RoundRobin : RoutingPolicy.Adaptive)
+          .hosts(List.of("pool-" + p + ".example")).members(ms).build());
       names.add(name);
     }
     long sent = (System.nanoTime() - t0) / 1_000_000;

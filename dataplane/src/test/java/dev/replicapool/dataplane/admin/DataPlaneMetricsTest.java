@@ -6,6 +6,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.config.ConfigStore;
 import io.vertx.core.Vertx;
 import java.util.List;
@@ -36,8 +37,13 @@ class DataPlaneMetricsTest {
         java.util.Arrays.stream(ports)
             .mapToObj(p -> new MemberSnapshot("10.0.0.1", p, 1.0, MemberState.Healthy))
             .toList();
-    return new PoolSnapshot(
-        name, version, RoutingPolicy.RoundRobin, null, null, null, List.of(), null, null, members);
+    return PoolSnapshotBuilder.builder()
+        .pool(name)
+        .version(version)
+        .policy(RoutingPolicy.RoundRobin)
+        .hosts(List.of())
+        .members(members)
+        .build();
   }
 
   String scrape() {

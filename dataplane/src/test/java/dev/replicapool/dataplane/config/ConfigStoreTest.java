@@ -6,6 +6,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import io.vertx.core.Future;
@@ -30,8 +31,14 @@ class ConfigStoreTest {
 
   static PoolSnapshot snapshot(
       String pool, long version, List<String> hosts, Integer port, MemberSnapshot... ms) {
-    return new PoolSnapshot(
-        pool, version, RoutingPolicy.RoundRobin, null, null, null, hosts, port, null, List.of(ms));
+    return PoolSnapshotBuilder.builder()
+        .pool(pool)
+        .version(version)
+        .policy(RoutingPolicy.RoundRobin)
+        .hosts(hosts)
+        .port(port)
+        .members(List.of(ms))
+        .build();
   }
 
   static MemberSnapshot m(int port, double weight) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
@@ -15,17 +16,14 @@ import org.junit.jupiter.api.Test;
 public class RoutingTableTest {
   public static PoolRuntime pool(String name, Integer port, String... hosts) {
     PoolSnapshot s =
-        new PoolSnapshot(
-            name,
-            1,
-            RoutingPolicy.RoundRobin,
-            null,
-            null,
-            null,
-            List.of(hosts),
-            port,
-            null,
-            List.of());
+        PoolSnapshotBuilder.builder()
+            .pool(name)
+            .version(1)
+            .policy(RoutingPolicy.RoundRobin)
+            .hosts(List.of(hosts))
+            .port(port)
+            .members(List.of())
+            .build();
     PoolRouter r =
         PoolRouter.create(
             name,

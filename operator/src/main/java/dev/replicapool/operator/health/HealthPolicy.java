@@ -5,6 +5,7 @@ import dev.replicapool.api.v1alpha1.HealthCheck;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Routing;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import io.soabase.recordbuilder.core.RecordBuilder;
 
 /**
  * Everything the health model of one pool needs, resolved from a {@link ReplicaPoolSpec} with the
@@ -32,6 +33,7 @@ import dev.replicapool.api.v1alpha1.RoutingPolicy;
  *       RoundRobin weights carry no penalty: see {@link #weighted()}.
  * </ul>
  */
+@RecordBuilder
 public record HealthPolicy(
     RoutingPolicy routingPolicy,
     boolean activeChecks,
@@ -164,65 +166,18 @@ public record HealthPolicy(
   }
 
   public HealthPolicy withIntervalMillis(long interval, long timeout) {
-    return new HealthPolicy(
-        routingPolicy,
-        activeChecks,
-        path,
-        interval,
-        timeout,
-        unhealthyThreshold,
-        healthyThreshold,
-        baselineLatencyMillis,
-        degradedLatencyFactor,
-        errorRateThreshold,
-        minWeight,
-        recoverAfterMillis,
-        slowStartMillis,
-        latencyWindow,
-        latencyAlpha,
-        errorAlpha,
-        startupGraceMillis);
+    return edit().intervalMillis(interval).timeoutMillis(timeout).build();
   }
 
   public HealthPolicy withThresholds(int unhealthy, int healthy) {
-    return new HealthPolicy(
-        routingPolicy,
-        activeChecks,
-        path,
-        intervalMillis,
-        timeoutMillis,
-        unhealthy,
-        healthy,
-        baselineLatencyMillis,
-        degradedLatencyFactor,
-        errorRateThreshold,
-        minWeight,
-        recoverAfterMillis,
-        slowStartMillis,
-        latencyWindow,
-        latencyAlpha,
-        errorAlpha,
-        startupGraceMillis);
+    return edit().unhealthyThreshold(unhealthy).healthyThreshold(healthy).build();
   }
 
   public HealthPolicy withRecovery(long recoverAfter, long slowStart) {
-    return new HealthPolicy(
-        routingPolicy,
-        activeChecks,
-        path,
-        intervalMillis,
-        timeoutMillis,
-        unhealthyThreshold,
-        healthyThreshold,
-        baselineLatencyMillis,
-        degradedLatencyFactor,
-        errorRateThreshold,
-        minWeight,
-        recoverAfter,
-        slowStart,
-        latencyWindow,
-        latencyAlpha,
-        errorAlpha,
-        startupGraceMillis);
+    return edit().recoverAfterMillis(recoverAfter).slowStartMillis(slowStart).build();
+  }
+
+  private HealthPolicyBuilder edit() {
+    return HealthPolicyBuilder.builder(this);
   }
 }
