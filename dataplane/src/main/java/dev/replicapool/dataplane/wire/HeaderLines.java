@@ -137,6 +137,11 @@ final class HeaderLines {
     return Ascii.string(bytes, nameStart(i), nameEnd(i));
   }
 
+  /** Copies line {@code i}'s value as it came. */
+  void writeValue(ByteBuf out, int i) {
+    out.writeBytes(bytes, valueStart(i), valueEnd(i) - valueStart(i));
+  }
+
   /** Copies the lines not dropped, each as {@code name: value CRLF}. */
   void writeKept(ByteBuf out) {
     for (int i = 0; i < count; i++) {
