@@ -8,7 +8,7 @@ import java.util.Arrays;
  * copied through as they came or dropped. Reused from one message to the next of a connection, so
  * that parsing allocates nothing once the arrays have grown to fit.
  */
-final class HeaderLines {
+class HeaderLines {
   static final int FOLDED = 1;
   static final int DROP = 2;
 
