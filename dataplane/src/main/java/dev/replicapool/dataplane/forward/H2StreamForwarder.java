@@ -1,17 +1,15 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.config.UpstreamTls;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
-import dev.replicapool.dataplane.upstream.H2MemberConnections;
-import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
@@ -22,36 +20,37 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One client HTTP/2 stream to a pool whose members speak HTTP/2 (gRPC): the request's frames go
  * onto a stream of the member's multiplexed connection as frames, the member's come back the same
  * way (trailers included), so each request is balanced on its own and flow control holds end to end
  * (a side's reads pause while the other cannot take more). The request's headers gain the proxy's
- * {@code Via} and {@code X-Forwarded-*}; the pool's timeouts bound the call, its {@code
- * grpc-timeout} too when shorter ({@link Deadlines}, one timer per stream); a {@code grpc-status}
- * of UNAVAILABLE counts as the member's failure; a stream the member refused (or a member that
- * cannot be reached) is retried on another member, nothing having been processed.
+ * {@code Via} and {@code X-Forwarded-*} ({@link H2RequestHeaders}); the pool's timeouts bound the
+ * call, its {@code grpc-timeout} too when shorter ({@link Deadlines}, one timer per stream); a
+ * {@code grpc-status} of UNAVAILABLE counts as the member's failure; a stream the member refused
+ * (or a member that cannot be reached) is retried on another member, nothing having been processed.
  *
- * <p>Why one class of this size: both ends of one stream and its tries share one small state (the
- * queued frames, the current member, whether the answer started), as {@link Http1Exchange} does for
- * HTTP/1.x; the member's side is an inner class for that reason.
+ * <p>This class is the client's side and the course of the stream: its frames, its tries and its
+ * end. Each try's member side is an {@link H2Try}, what a passed deadline does is {@link
+ * H2StreamTimeouts}, what the proxy answers itself {@link H2Answers}. Why it is still over 300
+ * lines: the stream's state (the current try and member stream, whether the answer started, the
+ * queued frames, done) changes on some twenty events from the client, the member, the queue and the
+ * timer; each further class would need most of it handed back and forth.
  */
-final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements QueueSlot.Owner {
+final class H2StreamForwarder extends ChannelInboundHandlerAdapter
+    implements QueueSlot.Owner, H2Try.Owner {
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final boolean tls;
+  private final long start;
   private ChannelHandlerContext ctx;
   private Http2Headers requestHeaders;
   private boolean requestEnded;
   private final ArrayDeque<Http2StreamFrame> queued = new ArrayDeque<>();
   private Http2StreamChannel upstream;
-  private Endpoint current;
-  private long attemptStart;
-  private final long start;
+  private H2Try current;
   private Tries tries;
   private boolean responseStarted;
   private boolean grpc;
@@ -59,7 +58,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
   private boolean done;
   private Deadlines deadlines;
   private DeadlineTimer timer;
-  private boolean bodyless;
   private QueueSlot queueSlot;
   private String failure;
   private String setCookie;
@@ -94,8 +92,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
       ReferenceCountUtil.release(msg);
       return;
     }
-    Http2StreamFrame f = copy((Http2StreamFrame) msg);
-    if (endsStream(f)) {
+    Http2StreamFrame f = H2Frames.copy((Http2StreamFrame) msg);
+    if (H2Frames.endsStream(f)) {
       requestEnded = true;
     }
     if (upstream == null) {
@@ -108,40 +106,25 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
   private void begin(Http2HeadersFrame h) {
     Http2Headers in = h.headers();
     requestEnded = h.isEndStream();
-    CharSequence ct = in.get("content-type");
-    grpc = ct != null && ct.toString().startsWith("application/grpc");
+    grpc = H2RequestHeaders.grpc(in);
     CharSequence via = in.get("via");
-    if (via != null && via.toString().contains(fw.viaName)) {
+    if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
       localAnswer(
           508,
           "request loop: this request already passed this data plane (Via " + fw.viaName + ")");
       return;
     }
-    Http2Headers out = new DefaultHttp2Headers(true, in.size() + 4);
-    out.set(in);
-    String client = clientAddress();
-    CharSequence xff = in.get("x-forwarded-for");
-    if (client != null) {
-      out.set("x-forwarded-for", xff == null ? client : xff + ", " + client);
-    }
-    out.set("x-forwarded-proto", tls ? "https" : "http");
-    if (in.authority() != null) {
-      out.set("x-forwarded-host", in.authority());
-    }
-    String mine = "2 " + fw.viaName;
-    out.set("via", via == null ? mine : via + ", " + mine);
-    requestHeaders = out;
-    String method = in.method() == null ? "" : in.method().toString();
-    boolean idempotent =
-        grpc || method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
-    bodyless = h.isEndStream();
-    HashKey.Key key = hashKey(in);
+    String client = H2RequestHeaders.clientAddress(ctx.channel());
+    requestHeaders = H2RequestHeaders.forwarded(in, via, client, tls, fw.viaName);
+    HashKey.Key key = H2RequestHeaders.hashKey(pool.router().hashKey(), in, client);
     setCookie = key.setCookie();
-    tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, key.value());
+    boolean idempotent = H2RequestHeaders.idempotent(in, grpc);
+    tries = new Tries(pool.retry(), pool.requests(), idempotent, h.isEndStream(), key.value());
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
-    timer = new DeadlineTimer(ctx.executor(), fw.clock, deadlines, this::due);
-    long grpcTimeout = grpcTimeoutNanos(in.get("grpc-timeout"));
+    timer =
+        new DeadlineTimer(ctx.executor(), fw.clock, deadlines, new H2StreamTimeouts(this, pool));
+    long grpcTimeout = H2RequestHeaders.grpcTimeoutNanos(in.get("grpc-timeout"));
     if (grpcTimeout > 0) {
       deadlines.shortenTo(start + grpcTimeout); // the call's own deadline wins when shorter
     }
@@ -152,6 +135,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
     }
     sendTry();
   }
+
+  // ---- tries ---------------------------------------------------------------------------------
 
   private void sendTry() {
     Endpoint e = tries.next(pool.router());
@@ -204,40 +189,28 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
   }
 
   private void startTry(Endpoint e) {
-    current = e;
-    attemptStart = fw.clock.getAsLong();
-    deadlines.trySent(attemptStart);
-    armTimer();
+    long now = fw.clock.getAsLong();
+    current = new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now);
+    deadlines.trySent(now);
+    timer.arm();
+    UpstreamTls memberTls = pool.upstreamTls();
     fw.h2Connections(ctx.channel().eventLoop())
         .openStream(
-            pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address(),
+            memberTls == null ? e.address() : memberTls.key() + e.address(),
             e.host(),
             e.port(),
-            pool.upstreamTls(),
-            new MemberSide(),
-            new H2MemberConnections.StreamListener() {
-              @Override
-              public void opened(Http2StreamChannel stream) {
-                if (current != e) {
-                  stream.close(); // the stream came after its try was given up
-                } else {
-                  streamOpened(stream);
-                }
-              }
-
-              @Override
-              public void failed(Throwable cause) {
-                if (current != e) {
-                  return;
-                }
-                tryFailed(
-                    "member " + e.address() + " of pool " + pool.name() + " is unreachable",
-                    "connect_failure");
-              }
-            });
+            memberTls,
+            current,
+            current);
   }
 
-  private void streamOpened(Http2StreamChannel stream) {
+  @Override
+  public Endpoint member() {
+    return current == null ? null : current.member();
+  }
+
+  @Override
+  public void streamOpened(Http2StreamChannel stream) {
     if (done) {
       stream.close();
       return;
@@ -251,26 +224,45 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
     stream.flush();
   }
 
-  /** A try that reached no member (unreachable, or a stream it refused): another member may. */
-  private void tryFailed(String why, String outcome) {
-    Endpoint e = current;
+  @Override
+  public void tryFailed(String why, String outcome) {
+    Endpoint e = member();
     long nanos = endAttempt();
     if (done) {
       return;
     }
     pool.router().failure(e, nanos);
     fw.observer.attempt(pool.name(), e, outcome, nanos);
-    failure = why;
     upstream = null;
-    if (!responseStarted && tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
-      fw.observer.retry(pool.name(), outcome);
-      sendTry();
-    } else if (!responseStarted) {
-      localAnswer(502, why);
-    } else {
+    if (responseStarted) {
       resetClient(Http2Error.INTERNAL_ERROR);
+    } else if (!retry(Tries.Outcome.CONNECT_FAILURE, why, outcome)) {
+      localAnswer(502, why);
     }
   }
+
+  @Override
+  public boolean carries(Channel memberStream) {
+    return !done && memberStream == upstream;
+  }
+
+  @Override
+  public boolean answerStarted() {
+    return responseStarted;
+  }
+
+  @Override
+  public int answerStarts(Http2Headers head) {
+    responseStarted = true;
+    long now = fw.clock.getAsLong();
+    deadlines.headReceived(now);
+    pool.requests().latencies().record(now - current.start());
+    CharSequence s = head.status();
+    status = s == null ? 502 : Integer.parseInt(s.toString());
+    return status;
+  }
+
+  // ---- the client's side ---------------------------------------------------------------------
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
@@ -300,279 +292,108 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
     if (done) {
       return;
     }
-    Endpoint e = current;
+    abort("aborted");
+    finish(499);
+  }
+
+  /** Ends the current try, if any, as {@code outcome}, and resets its member stream. */
+  private void abort(String outcome) {
+    Endpoint e = member();
     long nanos = endAttempt();
     if (e != null) {
-      fw.observer.attempt(pool.name(), e, "aborted", nanos);
+      fw.observer.attempt(pool.name(), e, outcome, nanos);
     }
     if (upstream != null) {
       upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     }
-    finish(499);
   }
 
-  // ---- timeouts ------------------------------------------------------------------------------
+  // ---- what the deadlines (H2StreamTimeouts) need -------------------------------------------
 
-  private void armTimer() {
-    timer.arm();
-  }
-
-  private void due(Deadlines.Due due) {
-    switch (due) {
-      case REQUEST -> deadlinePassed();
-      case TRY -> tryTimedOut();
-      case IDLE -> memberSilent();
-      case HEDGE, NONE -> {}
+  /** The current try is given up as the member's failure ({@code outcome}); its stream reset. */
+  void abandonTry(String outcome) {
+    if (current != null) {
+      current.countFailure(outcome);
     }
-  }
-
-  /** No response headers within the pool's per-try timeout. */
-  private void tryTimedOut() {
-    Endpoint e = current;
-    memberFailed("timeout");
-    cancelUpstream();
-    endAttempt();
-    String why =
-        "member "
-            + e.address()
-            + " of pool "
-            + pool.name()
-            + " did not answer within "
-            + pool.requests().perTryNanos() / 1_000_000L
-            + " ms";
-    failure = why;
-    if (tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
-      fw.observer.retry(pool.name(), "timeout");
-      attemptCounted = false;
-      sendTry();
-    } else {
-      timeoutAnswer(why);
-    }
-  }
-
-  /** The member went silent mid-exchange for the idle timeout. */
-  private void memberSilent() {
-    memberFailed("timeout");
-    cancelUpstream();
-    endAttempt();
-    if (responseStarted) {
-      resetClient(Http2Error.CANCEL);
-    } else {
-      timeoutAnswer("member of pool " + pool.name() + " did not answer in time");
-    }
-  }
-
-  private void cancelUpstream() {
     if (upstream != null) {
       upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
       upstream = null;
     }
+    endAttempt();
+  }
+
+  /**
+   * Another try after {@code why}, when the pool's retries allow one ({@code label} for the
+   * metrics): whether it was sent.
+   */
+  boolean retry(Tries.Outcome outcome, String why, String label) {
+    failure = why;
+    if (!tries.shouldRetry(outcome)) {
+      return false;
+    }
+    fw.observer.retry(pool.name(), label);
+    sendTry();
+    return true;
   }
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
-  private void timeoutAnswer(String why) {
+  void timeoutAnswer(String why) {
     if (grpc) {
-      Http2Headers t = new DefaultHttp2Headers();
-      t.status("200").set("content-type", "application/grpc");
-      t.set("grpc-status", "4").set("grpc-message", why);
-      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(t, true));
+      H2Answers.grpcStatus(ctx, true, H2Answers.DEADLINE_EXCEEDED, why);
       finish(504);
     } else {
       localAnswer(504, why);
     }
   }
 
-  private void deadlinePassed() {
-    Endpoint e = current;
-    long nanos = endAttempt();
-    if (e != null) {
-      fw.observer.attempt(pool.name(), e, "timeout", nanos);
-    }
-    if (upstream != null) {
-      upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
-    }
-    if (responseStarted && !grpc) {
+  /** The request timeout (or the call's grpc-timeout) passed: the stream ends now. */
+  void deadlinePassed() {
+    abort("timeout");
+    if (grpc) {
+      H2Answers.grpcStatus(
+          ctx, !responseStarted, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
+      finish(504);
+    } else if (responseStarted) {
       resetClient(Http2Error.CANCEL);
-      return;
-    }
-    if (!grpc) {
+    } else {
       long ms = pool.requests().requestNanos() / 1_000_000L;
       localAnswer(
           504,
           "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
-      return;
-    }
-    Http2Headers t = new DefaultHttp2Headers();
-    if (!responseStarted) {
-      t.status("200").set("content-type", "application/grpc");
-    }
-    t.set("grpc-status", "4").set("grpc-message", "deadline exceeded at the proxy");
-    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(t, true));
-    finish(504);
-  }
-
-  /** The member's end of the stream: its frames go to the client as they are. */
-  private final class MemberSide extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelRead(ChannelHandlerContext m, Object msg) {
-      if (done || m.channel() != upstream) {
-        ReferenceCountUtil.release(msg); // ended, or a given-up try's stream
-        return;
-      }
-      deadlines.activity(fw.clock.getAsLong());
-      if (msg instanceof Http2ResetFrame r) {
-        if (!responseStarted && r.errorCode() == Http2Error.REFUSED_STREAM.code()) {
-          tryFailed("member " + current.address() + " refused the stream", "reset");
-        } else {
-          memberFailed("reset");
-          resetClient(
-              Http2Error.valueOf(r.errorCode()) == null
-                  ? Http2Error.INTERNAL_ERROR
-                  : Http2Error.valueOf(r.errorCode()));
-        }
-        return;
-      }
-      if (msg instanceof Http2HeadersFrame h) {
-        if (!responseStarted) {
-          responseStarted = true;
-          long now = fw.clock.getAsLong();
-          deadlines.headReceived(now);
-          pool.requests().latencies().record(now - attemptStart);
-          CharSequence s = h.headers().status();
-          status = s == null ? 502 : Integer.parseInt(s.toString());
-          if (!(h.isEndStream() && grpcUnavailable(h.headers()))) {
-            attemptResult(status >= 500);
-          }
-        }
-        if (h.isEndStream() && grpcUnavailable(h.headers())) {
-          attemptResult(true);
-        }
-        CharSequence answered = h.headers().status();
-        if (setCookie != null && answered != null && answered.charAt(0) != '1') {
-          h.headers().add("set-cookie", setCookie);
-        }
-        ctx.write(new DefaultHttp2HeadersFrame(h.headers(), h.isEndStream()));
-        if (h.isEndStream()) {
-          ended();
-        }
-        return;
-      }
-      if (msg instanceof Http2DataFrame d) {
-        ctx.write(new DefaultHttp2DataFrame(d.content(), d.isEndStream(), d.padding()));
-        if (d.isEndStream()) {
-          ended();
-        }
-        return;
-      }
-      ReferenceCountUtil.release(msg);
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext m) {
-      ctx.flush();
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext m) {
-      ctx.channel().config().setAutoRead(m.channel().isWritable());
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext m) {
-      if (done || m.channel() != upstream) {
-        return; // ended, or a given-up try's stream
-      }
-      if (!responseStarted) {
-        tryFailed(
-            "member "
-                + (current == null ? "?" : current.address())
-                + " of pool "
-                + pool.name()
-                + " closed the stream",
-            "reset");
-      } else {
-        memberFailed("reset");
-        resetClient(Http2Error.INTERNAL_ERROR);
-      }
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext m, Throwable cause) {
-      m.close();
     }
   }
 
-  private boolean attemptCounted;
+  // ---- the end -------------------------------------------------------------------------------
 
-  private void attemptResult(boolean failed) {
-    if (attemptCounted || current == null) {
-      return;
-    }
-    attemptCounted = true;
-    long nanos = fw.clock.getAsLong() - attemptStart;
-    if (failed) {
-      pool.router().failure(current, nanos);
-    } else {
-      pool.router().success(current, nanos);
-    }
-    fw.observer.attempt(pool.name(), current, failed ? "5xx" : (status / 100) + "xx", nanos);
-  }
-
-  private void memberFailed(String outcome) {
-    if (current != null && !attemptCounted) {
-      attemptCounted = true;
-      long nanos = fw.clock.getAsLong() - attemptStart;
-      pool.router().failure(current, nanos);
-      fw.observer.attempt(pool.name(), current, outcome, nanos);
-    }
-  }
-
-  private static boolean grpcUnavailable(Http2Headers h) {
-    CharSequence s = h.get("grpc-status");
-    return s != null && s.toString().equals("14");
-  }
-
-  private void ended() {
+  @Override
+  public void ended() {
     ctx.flush();
     endAttempt();
     finish(status);
   }
 
-  private void resetClient(Http2Error error) {
+  @Override
+  public void resetClient(Http2Error error) {
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(error));
     endAttempt();
     finish(status == 0 ? 502 : status);
   }
 
-  private void localAnswer(int code, String message) {
+  void localAnswer(int code, String message) {
     endAttempt();
-    Http2Headers h = new DefaultHttp2Headers();
-    if (grpc) {
-      h.status("200").set("content-type", "application/grpc");
-      h.set("grpc-status", code == 508 ? "13" : "14").set("grpc-message", message);
-      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(h, true));
-    } else {
-      h.status(String.valueOf(code))
-          .set("content-type", "text/plain; charset=utf-8")
-          .set("x-replicapool-pool", pool.name());
-      ctx.write(new DefaultHttp2HeadersFrame(h, false));
-      ByteBuf body =
-          ctx.alloc()
-              .buffer()
-              .writeBytes((message + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      ctx.writeAndFlush(new DefaultHttp2DataFrame(body, true));
-    }
+    H2Answers.local(ctx, grpc, code, message, pool.name());
     finish(code);
   }
 
+  /** Ends the current try, if any: returns how long it took. */
   private long endAttempt() {
-    Endpoint e = current;
-    if (e == null) {
+    H2Try t = current;
+    if (t == null) {
       return 0;
     }
-    pool.requests().released(e);
+    long nanos = t.end();
     current = null;
-    return fw.clock.getAsLong() - attemptStart;
+    return nanos;
   }
 
   private void finish(int code) {
@@ -591,68 +412,5 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter implements Qu
       ReferenceCountUtil.release(f);
     }
     fw.observer.response(pool.name(), code, fw.clock.getAsLong() - start);
-  }
-
-  /** The request's key for a ConsistentHash pool; Cookie headers count as one (RFC 9113 8.2.3). */
-  private HashKey.Key hashKey(Http2Headers in) {
-    HashKey k = pool.router().hashKey();
-    if (k == null) {
-      return HashKey.Key.NONE;
-    }
-    return k.of(
-        name -> {
-          if (!name.equals("cookie")) {
-            CharSequence v = in.get(name);
-            return v == null ? null : v.toString();
-          }
-          var values = in.getAll(name);
-          return values.isEmpty() ? null : String.join("; ", values);
-        },
-        clientAddress());
-  }
-
-  private String clientAddress() {
-    if (ctx.channel().parent() != null
-        && ctx.channel().parent().remoteAddress() instanceof InetSocketAddress a) {
-      return a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-    }
-    return null;
-  }
-
-  /** A frame for the other stream: the same content, no stream of its own yet. */
-  private static Http2StreamFrame copy(Http2StreamFrame f) {
-    if (f instanceof Http2DataFrame d) {
-      return new DefaultHttp2DataFrame(d.content(), d.isEndStream(), d.padding());
-    }
-    Http2HeadersFrame h = (Http2HeadersFrame) f;
-    return new DefaultHttp2HeadersFrame(h.headers(), h.isEndStream());
-  }
-
-  private static boolean endsStream(Http2StreamFrame f) {
-    return f instanceof Http2DataFrame d ? d.isEndStream() : ((Http2HeadersFrame) f).isEndStream();
-  }
-
-  /** gRPC's {@code grpc-timeout}: 1-8 digits and a unit (H M S m u n); 0 when absent or invalid. */
-  static long grpcTimeoutNanos(CharSequence v) {
-    if (v == null || v.length() < 2 || v.length() > 9) {
-      return 0;
-    }
-    long n = 0;
-    for (int i = 0; i < v.length() - 1; i++) {
-      char c = v.charAt(i);
-      if (c < '0' || c > '9') {
-        return 0;
-      }
-      n = n * 10 + (c - '0');
-    }
-    return switch (v.charAt(v.length() - 1)) {
-      case 'H' -> TimeUnit.HOURS.toNanos(n);
-      case 'M' -> TimeUnit.MINUTES.toNanos(n);
-      case 'S' -> TimeUnit.SECONDS.toNanos(n);
-      case 'm' -> TimeUnit.MILLISECONDS.toNanos(n);
-      case 'u' -> TimeUnit.MICROSECONDS.toNanos(n);
-      case 'n' -> n;
-      default -> 0;
-    };
   }
 }

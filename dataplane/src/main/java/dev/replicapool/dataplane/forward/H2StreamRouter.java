@@ -44,21 +44,9 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
       ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
       return;
     }
-    CharSequence authority = headers.headers().authority();
-    if (authority == null) {
-      authority = headers.headers().get("host");
-    }
-    Routes.Route r =
-        Routes.find(
-            fw.table.get(),
-            dedicatedPool,
-            authority == null ? null : authority.toString(),
-            false,
-            fw.viaName);
-    PoolRuntime pool = r.pool();
+    PoolRuntime pool = pool(headers.headers());
     ChannelPipeline p = ctx.pipeline();
-    CharSequence ct = headers.headers().get("content-type");
-    boolean grpc = ct != null && ct.toString().startsWith("application/grpc");
+    boolean grpc = H2RequestHeaders.grpc(headers.headers());
     // HTTP/2 to the members when they speak only that, or for gRPC to TLS members (h2 by ALPN);
     // everything else goes to TLS members as HTTP/1.1, which every HTTPS server speaks.
     if (pool != null && (pool.http2Members() || (pool.tlsMembers() && grpc))) {
@@ -74,6 +62,22 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
       p.remove(this);
     }
     p.fireChannelRead(msg);
+  }
+
+  /** The pool the stream's :authority (or Host) routes to, or null. */
+  private PoolRuntime pool(Http2Headers h) {
+    CharSequence authority = h.authority();
+    if (authority == null) {
+      authority = h.get("host");
+    }
+    Routes.Route r =
+        Routes.find(
+            fw.table.get(),
+            dedicatedPool,
+            authority == null ? null : authority.toString(),
+            false,
+            fw.viaName);
+    return r.pool();
   }
 
   /** RFC 9113 8.3.1: :method, :scheme and :path, each once (CONNECT aside). */

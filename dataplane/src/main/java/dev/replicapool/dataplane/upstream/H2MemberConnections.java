@@ -104,43 +104,49 @@ public final class H2MemberConnections {
     ChannelFuture f =
         bootstrap
             .clone()
-            .handler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    if (tls != null) {
-                      ssl[0] = tls.handler(ch.alloc(), host, port, true);
-                      ch.pipeline().addLast("tls", ssl[0]);
-                    }
-                    ch.pipeline()
-                        .addLast(
-                            Http2FrameCodecBuilder.forClient()
-                                .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
-                                .build())
-                        .addLast(new Http2MultiplexHandler(new RefusePush()))
-                        .addLast(new GoAwayWatch(m));
-                  }
-                })
+            .handler(pipeline(m, host, port, tls, ssl))
             .connect(InetSocketAddress.createUnresolved(host, port));
     m.channel = f.channel();
-    f.addListener(
-        x -> {
-          if (f.isSuccess() && ssl[0] != null) {
-            ssl[0]
-                .handshakeFuture()
-                .addListener(
-                    h -> {
-                      if (!h.isSuccess()) {
-                        f.channel().close();
-                      }
-                      ready(m, h.isSuccess());
-                    });
-          } else {
-            ready(m, f.isSuccess());
-          }
-        });
+    f.addListener(x -> connected(f, m, ssl[0]));
     f.channel().closeFuture().addListener(x -> members.remove(address, m));
     return m;
+  }
+
+  /** The connection's pipeline: TLS when the pool asks for it, HTTP/2 frames, one stream each. */
+  private static ChannelInitializer<Channel> pipeline(
+      Member m, String host, int port, UpstreamTls tls, SslHandler[] ssl) {
+    return new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        if (tls != null) {
+          ssl[0] = tls.handler(ch.alloc(), host, port, true);
+          ch.pipeline().addLast("tls", ssl[0]);
+        }
+        ch.pipeline()
+            .addLast(
+                Http2FrameCodecBuilder.forClient()
+                    .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
+                    .build())
+            .addLast(new Http2MultiplexHandler(new RefusePush()))
+            .addLast(new GoAwayWatch(m));
+      }
+    };
+  }
+
+  /** The connect finished: with TLS the connection is ready once the handshake is. */
+  private void connected(ChannelFuture f, Member m, SslHandler ssl) {
+    if (f.isSuccess() && ssl != null) {
+      ssl.handshakeFuture()
+          .addListener(
+              h -> {
+                if (!h.isSuccess()) {
+                  f.channel().close();
+                }
+                ready(m, h.isSuccess());
+              });
+    } else {
+      ready(m, f.isSuccess());
+    }
   }
 
   /** The connection is usable (or failed): the streams waiting for it open now (or fail). */

@@ -32,6 +32,10 @@ public final class ChunkedFramer {
 
   private static final int MAX_LINE = 4096;
 
+  // What one byte of framing leads to, besides MALFORMED.
+  private static final int GO_ON = 0;
+  private static final int END = 1;
+
   private int state;
   private long chunkLeft;
   private int sizeDigits;
@@ -61,119 +65,127 @@ public final class ChunkedFramer {
   public int feed(ByteBuf buf, int from, int to, Payload sink) {
     int p = from;
     while (p < to) {
-      switch (state) {
-        case DATA -> {
-          int n = (int) Math.min(chunkLeft, to - p);
-          if (sink != null) {
-            sink.data(buf, p, n);
-          }
-          p += n;
-          chunkLeft -= n;
-          payload += n;
-          if (chunkLeft == 0) {
-            state = DATA_CR;
-          }
-        }
-        case SIZE -> {
-          byte b = buf.getByte(p++);
-          int d = Character.digit(b, 16);
-          if (d >= 0) {
-            if (++sizeDigits > 15) {
-              return MALFORMED; // beyond any body this proxy carries, and near 64-bit overflow
-            }
-            chunkLeft = chunkLeft * 16 + d;
-          } else if (sizeDigits == 0) {
-            return MALFORMED;
-          } else if (b == ';' || b == ' ' || b == '\t') {
-            state = EXTENSION;
-            lineBytes = 0;
-          } else if (b == '\r') {
-            state = SIZE_LF;
-          } else if (b == '\n') {
-            p = sizeDone(p);
-          } else {
-            return MALFORMED;
-          }
-        }
-        case EXTENSION -> {
-          byte b = buf.getByte(p++);
-          if (b == '\r') {
-            state = SIZE_LF;
-          } else if (b == '\n') {
-            p = sizeDone(p);
-          } else if (++lineBytes > MAX_LINE || b == 0) {
-            return MALFORMED;
-          }
-        }
-        case SIZE_LF -> {
-          if (buf.getByte(p++) != '\n') {
-            return MALFORMED;
-          }
-          p = sizeDone(p);
-        }
-        case DATA_CR -> {
-          byte b = buf.getByte(p++);
-          if (b == '\n') {
-            newChunk();
-          } else if (b == '\r') {
-            state = DATA_LF;
-          } else {
-            return MALFORMED;
-          }
-        }
-        case DATA_LF -> {
-          if (buf.getByte(p++) != '\n') {
-            return MALFORMED;
-          }
-          newChunk();
-        }
-        case TRAILER_START -> {
-          byte b = buf.getByte(p++);
-          if (b == '\n') {
-            return p;
-          } else if (b == '\r') {
-            state = END_LF;
-          } else {
-            state = TRAILER_LINE;
-            lineBytes = 1;
-          }
-        }
-        case TRAILER_LINE -> {
-          byte b = buf.getByte(p++);
-          if (b == '\n') {
-            state = TRAILER_START;
-          } else if (b == '\r') {
-            state = TRAILER_LF;
-          } else if (++lineBytes > MAX_LINE) {
-            return MALFORMED;
-          }
-        }
-        case TRAILER_LF -> {
-          if (buf.getByte(p++) != '\n') {
-            return MALFORMED;
-          }
-          state = TRAILER_START;
-        }
-        case END_LF -> {
-          if (buf.getByte(p++) != '\n') {
-            return MALFORMED;
-          }
-          return p;
-        }
-        default -> throw new IllegalStateException("state " + state);
+      if (state == DATA) {
+        p += data(buf, p, to, sink);
+        continue;
+      }
+      int next = framing(buf.getByte(p++));
+      if (next != GO_ON) {
+        return next == END ? p : MALFORMED;
       }
     }
     return MORE;
   }
 
-  private int sizeDone(int p) {
-    state = chunkLeft == 0 ? TRAILER_START : DATA;
-    return p;
+  /** Passes as much of the current chunk's data as {@code buf[p, to)} holds; returns how much. */
+  private int data(ByteBuf buf, int p, int to, Payload sink) {
+    int n = (int) Math.min(chunkLeft, to - p);
+    if (sink != null) {
+      sink.data(buf, p, n);
+    }
+    chunkLeft -= n;
+    payload += n;
+    if (chunkLeft == 0) {
+      state = DATA_CR;
+    }
+    return n;
   }
 
-  private void newChunk() {
+  /** One byte of the framing around the data, by state: GO_ON, END or MALFORMED. */
+  private int framing(byte b) {
+    return switch (state) {
+      case SIZE -> size(b);
+      case EXTENSION -> extension(b);
+      case SIZE_LF -> b == '\n' ? sizeDone() : MALFORMED;
+      case DATA_CR -> dataCr(b);
+      case DATA_LF -> b == '\n' ? newChunk() : MALFORMED;
+      case TRAILER_START -> trailerStart(b);
+      case TRAILER_LINE -> trailerLine(b);
+      case TRAILER_LF -> b == '\n' ? trailerDone() : MALFORMED;
+      case END_LF -> b == '\n' ? END : MALFORMED;
+      default -> throw new IllegalStateException("state " + state);
+    };
+  }
+
+  private int size(byte b) {
+    int d = Character.digit(b, 16);
+    if (d >= 0) {
+      if (++sizeDigits > 15) {
+        return MALFORMED; // beyond any body this proxy carries, and near 64-bit overflow
+      }
+      chunkLeft = chunkLeft * 16 + d;
+      return GO_ON;
+    } else if (sizeDigits == 0) {
+      return MALFORMED;
+    } else if (b == ';' || b == ' ' || b == '\t') {
+      state = EXTENSION;
+      lineBytes = 0;
+      return GO_ON;
+    } else if (b == '\r') {
+      state = SIZE_LF;
+      return GO_ON;
+    }
+    return b == '\n' ? sizeDone() : MALFORMED;
+  }
+
+  private int extension(byte b) {
+    if (b == '\r') {
+      state = SIZE_LF;
+    } else if (b == '\n') {
+      return sizeDone();
+    } else if (++lineBytes > MAX_LINE || b == 0) {
+      return MALFORMED;
+    }
+    return GO_ON;
+  }
+
+  private int dataCr(byte b) {
+    if (b == '\n') {
+      return newChunk();
+    } else if (b == '\r') {
+      state = DATA_LF;
+      return GO_ON;
+    }
+    return MALFORMED;
+  }
+
+  private int trailerStart(byte b) {
+    if (b == '\n') {
+      return END;
+    } else if (b == '\r') {
+      state = END_LF;
+    } else {
+      state = TRAILER_LINE;
+      lineBytes = 1;
+    }
+    return GO_ON;
+  }
+
+  private int trailerLine(byte b) {
+    if (b == '\n') {
+      state = TRAILER_START;
+    } else if (b == '\r') {
+      state = TRAILER_LF;
+    } else if (++lineBytes > MAX_LINE) {
+      return MALFORMED;
+    }
+    return GO_ON;
+  }
+
+  private int sizeDone() {
+    state = chunkLeft == 0 ? TRAILER_START : DATA;
+    return GO_ON;
+  }
+
+  private int newChunk() {
     state = SIZE;
     sizeDigits = 0;
     chunkLeft = 0;
+    return GO_ON;
+  }
+
+  private int trailerDone() {
+    state = TRAILER_START;
+    return GO_ON;
   }
 }

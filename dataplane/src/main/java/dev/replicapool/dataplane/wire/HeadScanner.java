@@ -34,7 +34,15 @@ public final class HeadScanner {
     if (lineLength > maxLine) {
       return LINE_TOO_LONG;
     }
-    int headersStart = lf + 1;
+    int headEnd = headersEnd(buf, lf + 1, end, maxHeaders);
+    return headEnd > 0 ? headEnd - start : headEnd;
+  }
+
+  /**
+   * Where the header lines starting at {@code headersStart} end, just after the empty line, or
+   * {@link #INCOMPLETE} or {@link #HEADERS_TOO_LARGE}.
+   */
+  private static int headersEnd(ByteBuf buf, int headersStart, int end, int maxHeaders) {
     long headerLimit = (long) headersStart + maxHeaders + 2;
     int p = headersStart;
     while (true) {
@@ -43,14 +51,14 @@ public final class HeadScanner {
       }
       byte b = buf.getByte(p);
       if (b == '\n') {
-        return p + 1 - start;
+        return p + 1;
       }
       if (b == '\r') {
         if (p + 1 >= end) {
           return INCOMPLETE;
         }
         if (buf.getByte(p + 1) == '\n') {
-          return p + 2 - start;
+          return p + 2;
         }
       }
       int next = buf.indexOf(p, (int) Math.min(end, headerLimit), (byte) '\n');
@@ -88,46 +96,56 @@ public final class HeadScanner {
     int p = from;
     while (p < end) {
       int le = lineEnd(b, p, end);
-      if (b[p] == ' ' || b[p] == '\t') {
-        // obs-fold: a continuation of the previous line's value (RFC 9112 5.2)
-        if (lines.count == 0) {
-          return "header continuation without a header";
-        }
-        String bad = checkValue(b, p, le);
-        if (bad != null) {
-          return bad;
-        }
-        lines.extend(lines.count - 1, trimEnd(b, p, le));
-        p = nextLine(b, le);
-        continue;
-      }
-      int colon = -1;
-      for (int i = p; i < le; i++) {
-        byte c = b[i];
-        if (c == ':') {
-          colon = i;
-          break;
-        }
-        if (!Ascii.tchar(c)) {
-          return c == ' ' || c == '\t'
-              ? "whitespace in or after a header name"
-              : "invalid character in a header name";
-        }
-      }
-      if (colon <= p) {
-        return colon < 0 ? "header line without a colon" : "empty header name";
-      }
-      int vs = colon + 1;
-      while (vs < le && (b[vs] == ' ' || b[vs] == '\t')) {
-        vs++;
-      }
-      String bad = checkValue(b, vs, le);
+      String bad =
+          b[p] == ' ' || b[p] == '\t' ? continuation(b, p, le, lines) : field(b, p, le, lines);
       if (bad != null) {
         return bad;
       }
-      lines.add(p, colon, vs, trimEnd(b, vs, le));
       p = nextLine(b, le);
     }
+    return null;
+  }
+
+  /** An obs-fold line: a continuation of the previous line's value (RFC 9112 5.2). */
+  private static String continuation(byte[] b, int p, int le, HeaderLines lines) {
+    if (lines.count == 0) {
+      return "header continuation without a header";
+    }
+    String bad = checkValue(b, p, le);
+    if (bad != null) {
+      return bad;
+    }
+    lines.extend(lines.count - 1, trimEnd(b, p, le));
+    return null;
+  }
+
+  /** A {@code name: value} line. */
+  private static String field(byte[] b, int p, int le, HeaderLines lines) {
+    int colon = -1;
+    for (int i = p; i < le; i++) {
+      byte c = b[i];
+      if (c == ':') {
+        colon = i;
+        break;
+      }
+      if (!Ascii.tchar(c)) {
+        return c == ' ' || c == '\t'
+            ? "whitespace in or after a header name"
+            : "invalid character in a header name";
+      }
+    }
+    if (colon <= p) {
+      return colon < 0 ? "header line without a colon" : "empty header name";
+    }
+    int vs = colon + 1;
+    while (vs < le && (b[vs] == ' ' || b[vs] == '\t')) {
+      vs++;
+    }
+    String bad = checkValue(b, vs, le);
+    if (bad != null) {
+      return bad;
+    }
+    lines.add(p, colon, vs, trimEnd(b, vs, le));
     return null;
   }
 

@@ -8,7 +8,7 @@ import java.util.Arrays;
  * copied through as they came or dropped. Reused from one message to the next of a connection, so
  * that parsing allocates nothing once the arrays have grown to fit.
  */
-final class HeaderLines {
+class HeaderLines {
   static final int FOLDED = 1;
   static final int DROP = 2;
 
@@ -135,6 +135,11 @@ final class HeaderLines {
 
   String name(int i) {
     return Ascii.string(bytes, nameStart(i), nameEnd(i));
+  }
+
+  /** Copies line {@code i}'s value as it came. */
+  void writeValue(ByteBuf out, int i) {
+    out.writeBytes(bytes, valueStart(i), valueEnd(i) - valueStart(i));
   }
 
   /** Copies the lines not dropped, each as {@code name: value CRLF}. */

@@ -23,6 +23,7 @@ public final class ResponseHead {
   private static final byte[] PROXY_CONNECTION = Ascii.bytes("proxy-connection");
   private static final byte[] UPGRADE = Ascii.bytes("upgrade");
   private static final byte[] CHUNKED = Ascii.bytes("chunked");
+  private static final byte[] HTTP_SLASH = Ascii.bytes("http/");
   private static final byte[] HTTP11 = Ascii.bytes("HTTP/1.1");
   private static final byte[] CRLF = Ascii.bytes("\r\n");
   private static final byte[] CHUNKED_LINE = Ascii.bytes("transfer-encoding: chunked\r\n");
@@ -37,6 +38,7 @@ public final class ResponseHead {
   private int lineEnd;
   private Framing framing;
   private long contentLength;
+  private boolean chunked;
   private boolean memberCloses;
   private int upgrade = -1;
 
@@ -56,25 +58,46 @@ public final class ResponseHead {
     upgrade = -1;
     contentLength = -1;
     lineEnd = HeadScanner.lineEnd(bytes, 0, length);
+    String bad = statusLine();
+    if (bad != null) {
+      return bad;
+    }
+    boolean http10 = bytes[7] == '0';
+    int headersEnd = length - (length >= 2 && bytes[length - 2] == '\r' ? 2 : 1);
+    bad = HeadScanner.headers(bytes, HeadScanner.nextLine(bytes, lineEnd), headersEnd, lines);
+    if (bad != null) {
+      return bad;
+    }
+    bad = framingAndConnection(http10);
+    if (bad != null) {
+      return bad;
+    }
+    framing = framing(headRequest);
+    return null;
+  }
+
+  /** {@code HTTP/x.y NNN[ reason]}: sets the status. */
+  private String statusLine() {
     if (lineEnd < 12
-        || !Ascii.equalsLower(bytes, 0, 5, Ascii.bytes("http/"))
+        || !Ascii.equalsLower(bytes, 0, 5, HTTP_SLASH)
         || bytes[8] != ' '
         || bytes[6] != '.') {
       return "invalid status line";
     }
-    boolean http10 = bytes[7] == '0';
     long code = Ascii.decimal(bytes, 9, 12);
     if (code < 100 || code > 599 || (lineEnd > 12 && bytes[12] != ' ')) {
       return "invalid status code";
     }
     status = (int) code;
-    int headersEnd = length - (length >= 2 && bytes[length - 2] == '\r' ? 2 : 1);
-    String bad =
-        HeadScanner.headers(bytes, HeadScanner.nextLine(bytes, lineEnd), headersEnd, lines);
-    if (bad != null) {
-      return bad;
-    }
-    boolean chunked = false;
+    return null;
+  }
+
+  /**
+   * Reads the headers that frame the body or concern the connection, dropping the hop-by-hop ones:
+   * sets {@code contentLength}, {@code chunked}, {@code memberCloses} and {@code upgrade}.
+   */
+  private String framingAndConnection(boolean http10) {
+    chunked = false;
     boolean keepAlive = !http10;
     for (int i = 0; i < lines.count; i++) {
       if (lines.nameIs(i, CONTENT_LENGTH)) {
@@ -90,12 +113,7 @@ public final class ResponseHead {
         chunked = true;
         lines.drop(i);
       } else if (lines.nameIs(i, CONNECTION)) {
-        int tokens = lines.connectionTokens(i);
-        if ((tokens & HeaderLines.TOKEN_CLOSE) != 0) {
-          keepAlive = false;
-        } else if ((tokens & HeaderLines.TOKEN_KEEP_ALIVE) != 0) {
-          keepAlive = true;
-        }
+        keepAlive = keepAlive(lines.connectionTokens(i), keepAlive);
         lines.drop(i);
       } else if (lines.nameIs(i, KEEP_ALIVE) || lines.nameIs(i, PROXY_CONNECTION)) {
         lines.drop(i);
@@ -109,16 +127,25 @@ public final class ResponseHead {
       lines.dropNamed(CONTENT_LENGTH);
       contentLength = -1;
     }
-    if (headRequest || status < 200 || status == 204 || status == 304) {
-      framing = Framing.NONE;
-    } else if (chunked) {
-      framing = Framing.CHUNKED;
-    } else if (contentLength >= 0) {
-      framing = Framing.LENGTH;
-    } else {
-      framing = Framing.UNTIL_CLOSE;
-    }
     return null;
+  }
+
+  private static boolean keepAlive(int connectionTokens, boolean before) {
+    if ((connectionTokens & HeaderLines.TOKEN_CLOSE) != 0) {
+      return false;
+    }
+    return (connectionTokens & HeaderLines.TOKEN_KEEP_ALIVE) != 0 || before;
+  }
+
+  private Framing framing(boolean headRequest) {
+    if (headRequest || status < 200 || status == 204 || status == 304) {
+      return Framing.NONE;
+    } else if (chunked) {
+      return Framing.CHUNKED;
+    } else if (contentLength >= 0) {
+      return Framing.LENGTH;
+    }
+    return Framing.UNTIL_CLOSE;
   }
 
   /**
@@ -142,8 +169,7 @@ public final class ResponseHead {
     }
     if (status == 101 && upgrade >= 0) {
       out.writeBytes(UPGRADE_LINES);
-      out.writeBytes(
-          bytes, lines.valueStart(upgrade), lines.valueEnd(upgrade) - lines.valueStart(upgrade));
+      lines.writeValue(out, upgrade);
       out.writeBytes(CRLF);
     } else if (close) {
       out.writeBytes(CLOSE_LINE);

@@ -1,0 +1,237 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.upstream.H2MemberConnections;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * One try of a client HTTP/2 stream ({@link H2StreamForwarder}) on one member, the member's side of
+ * it: told when its stream on the member's connection opens (or cannot), then that stream's
+ * handler, passing the member's frames to the client as they are and reading what they say about
+ * the try (a refused stream, a reset, the status, gRPC UNAVAILABLE). It counts the try once, as a
+ * success or failure for the balancer and an attempt for the metrics. A try its stream gave up on
+ * (timed out, replaced) drops what its member stream still brings.
+ */
+final class H2Try extends ChannelInboundHandlerAdapter
+    implements H2MemberConnections.StreamListener {
+  /** The client stream a try serves. */
+  interface Owner {
+    /** The member of the current try, or null between tries. */
+    Endpoint member();
+
+    /** The current try's stream to its member is open. */
+    void streamOpened(Http2StreamChannel stream);
+
+    /** The current try reached no member, or one that refused it: another member may do. */
+    void tryFailed(String why, String outcome);
+
+    /** Whether the stream is still going and {@code memberStream} is its current try's. */
+    boolean carries(Channel memberStream);
+
+    boolean answerStarted();
+
+    /** The member's response head arrived: the answer starts; returns its status. */
+    int answerStarts(Http2Headers head);
+
+    /** The client gets a reset and the stream ends. */
+    void resetClient(Http2Error error);
+
+    /** The member's answer is complete and passed on. */
+    void ended();
+  }
+
+  private final Owner owner;
+  private final Forwarding fw;
+  private final PoolRuntime pool;
+  private final Deadlines deadlines;
+  private final ChannelHandlerContext client;
+  private final String setCookie;
+  private final Endpoint member;
+  private final long start;
+  private boolean counted;
+
+  /**
+   * @param client the client stream's context, where the member's frames go
+   * @param setCookie the proxy's own Set-Cookie for a final answer, or null
+   */
+  H2Try(
+      Owner owner,
+      Forwarding fw,
+      PoolRuntime pool,
+      Deadlines deadlines,
+      ChannelHandlerContext client,
+      String setCookie,
+      Endpoint member,
+      long start) {
+    this.owner = owner;
+    this.fw = fw;
+    this.pool = pool;
+    this.deadlines = deadlines;
+    this.client = client;
+    this.setCookie = setCookie;
+    this.member = member;
+    this.start = start;
+  }
+
+  long start() {
+    return start;
+  }
+
+  Endpoint member() {
+    return member;
+  }
+
+  @Override
+  public void opened(Http2StreamChannel stream) {
+    if (owner.member() != member) {
+      stream.close(); // the stream came after its try was given up
+    } else {
+      owner.streamOpened(stream);
+    }
+  }
+
+  @Override
+  public void failed(Throwable cause) {
+    if (owner.member() != member) {
+      return;
+    }
+    owner.tryFailed(
+        "member " + member.address() + " of pool " + pool.name() + " is unreachable",
+        "connect_failure");
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext m, Object msg) {
+    if (!owner.carries(m.channel())) {
+      ReferenceCountUtil.release(msg); // ended, or a given-up try's stream
+      return;
+    }
+    deadlines.activity(fw.clock.getAsLong());
+    if (msg instanceof Http2ResetFrame r) {
+      reset(r);
+    } else if (msg instanceof Http2HeadersFrame h) {
+      headers(h);
+    } else if (msg instanceof Http2DataFrame d) {
+      client.write(H2Frames.copy(d));
+      if (d.isEndStream()) {
+        owner.ended();
+      }
+    } else {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void reset(Http2ResetFrame r) {
+    if (!owner.answerStarted() && r.errorCode() == Http2Error.REFUSED_STREAM.code()) {
+      owner.tryFailed("member " + member.address() + " refused the stream", "reset");
+      return;
+    }
+    countFailure("reset");
+    Http2Error error = Http2Error.valueOf(r.errorCode());
+    owner.resetClient(error == null ? Http2Error.INTERNAL_ERROR : error);
+  }
+
+  private void headers(Http2HeadersFrame h) {
+    Http2Headers head = h.headers();
+    if (!owner.answerStarted()) {
+      int status = owner.answerStarts(head);
+      if (!(h.isEndStream() && grpcUnavailable(head))) {
+        countResult(status >= 500, status);
+      }
+    }
+    if (h.isEndStream() && grpcUnavailable(head)) {
+      countResult(true, 0); // trailers of a failed call, whatever the :status said
+    }
+    CharSequence answered = head.status();
+    if (setCookie != null && answered != null && answered.charAt(0) != '1') {
+      head.add("set-cookie", setCookie);
+    }
+    client.write(new DefaultHttp2HeadersFrame(head, h.isEndStream()));
+    if (h.isEndStream()) {
+      owner.ended();
+    }
+  }
+
+  private static boolean grpcUnavailable(Http2Headers h) {
+    CharSequence s = h.get("grpc-status");
+    return s != null && s.toString().equals(H2Answers.UNAVAILABLE);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext m) {
+    client.flush();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext m) {
+    client.channel().config().setAutoRead(m.channel().isWritable());
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext m) {
+    if (!owner.carries(m.channel())) {
+      return; // ended, or a given-up try's stream
+    }
+    if (!owner.answerStarted()) {
+      Endpoint e = owner.member();
+      owner.tryFailed(
+          "member "
+              + (e == null ? "?" : e.address())
+              + " of pool "
+              + pool.name()
+              + " closed the stream",
+          "reset");
+    } else {
+      countFailure("reset");
+      owner.resetClient(Http2Error.INTERNAL_ERROR);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext m, Throwable cause) {
+    m.close();
+  }
+
+  /** Counts the try by its answer's status (or as failed), once. */
+  private void countResult(boolean failed, int status) {
+    if (counted) {
+      return;
+    }
+    counted = true;
+    long nanos = fw.clock.getAsLong() - start;
+    if (failed) {
+      pool.router().failure(member, nanos);
+    } else {
+      pool.router().success(member, nanos);
+    }
+    fw.observer.attempt(pool.name(), member, failed ? "5xx" : (status / 100) + "xx", nanos);
+  }
+
+  /** Counts the try as the member's failure ({@code outcome}: reset, timeout), once. */
+  void countFailure(String outcome) {
+    if (!counted) {
+      counted = true;
+      long nanos = fw.clock.getAsLong() - start;
+      pool.router().failure(member, nanos);
+      fw.observer.attempt(pool.name(), member, outcome, nanos);
+    }
+  }
+
+  /** The try is over: its place below the member's in-flight limit is free; returns its nanos. */
+  long end() {
+    pool.requests().released(member);
+    return fw.clock.getAsLong() - start;
+  }
+}
