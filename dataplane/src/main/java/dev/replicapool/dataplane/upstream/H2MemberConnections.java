@@ -90,10 +90,7 @@ public final class H2MemberConnections {
     if (member.connected) {
       open.run();
     } else {
-      member.waiting.add(open);
-      if (member.channel == null) {
-        // the connect failed before: every waiter learns it (see connect)
-      }
+      member.waiting.add(open); // run when the connect ends, failed or not (see connect)
     }
   }
 
