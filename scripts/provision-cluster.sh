@@ -5,7 +5,8 @@
 #     module, version and replaces as kube-apiserver (scripts/lib/k8s-go-build.sh);
 #   - CoreDNS, built from its Go module;
 #   - containerd, runc, the CNI plugins, iptables, conntrack: Debian packages;
-#   - the pause and CoreDNS images: one-layer OCI archives of those static binaries.
+#   - the pause and CoreDNS images: one-layer OCI archives of static binaries (pause from
+#     images/pause/pause.c, the same program as the product's pause image).
 # Idempotent: what is there is kept, so later runs are offline and take a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,9 +66,11 @@ if [ ! -x "$DEST/coredns" ]; then
   mv "$DEST/.coredns-build/coredns" "$DEST/coredns" && rmdir "$DEST/.coredns-build"
   log "built CoreDNS in $(( $(date +%s) - t ))s"
 fi
-if [ ! -x "$DEST/pause" ]; then
-  (cd scripts/cluster/pause && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$DEST/pause" .)
-fi
+# The sandbox process is the one scripts/build-images.sh puts in its pause image (images/pause/),
+# so both images of that name run the same program. Replaced only when the build differs, so the
+# image below is not rebuilt for nothing.
+gcc -static -Os -s -Wall -Wextra -o "$DEST/.pause.new" images/pause/pause.c
+if cmp -s "$DEST/.pause.new" "$DEST/pause"; then rm "$DEST/.pause.new"; else mv "$DEST/.pause.new" "$DEST/pause"; fi
 
 mkdir -p "$IMAGES"
 # One static binary as the image's whole content and entry point; rebuilt when the binary is newer.

@@ -1,3 +1,0 @@
-module replicapool.dev/pause
-
-go 1.21
