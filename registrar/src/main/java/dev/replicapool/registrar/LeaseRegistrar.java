@@ -1,16 +1,8 @@
 package dev.replicapool.registrar;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.net.URI;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -29,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * <p>Each renewal evaluates the health supplier, then sends one JSON merge patch that sets
  * renewTime and the health flag: one API call, no read before write, no resourceVersion to conflict
  * on. When the Lease is gone (404: first start, or the operator cleaned it up after it expired) it
- * is created again. A failed renewal is logged and retried at the next tick; nothing here throws
- * after {@link #start()}.
+ * is created again; the API calls are {@link LeaseWriter}'s. A failed renewal is logged and retried
+ * at the next tick; nothing here throws after {@link #start()}.
  *
  * <p>There is no deregistration: {@link #close()} stops renewing and leaves the Lease in place, so
  * a replica that stops and one that crashes look the same: the member expires after the pool's
@@ -50,7 +42,7 @@ public final class LeaseRegistrar implements AutoCloseable {
   private final BooleanSupplier health;
   private final Clock clock;
   private final ScheduledExecutorService executor;
-  private final Lease target;
+  private final LeaseWriter writer;
 
   private final Object renewLock = new Object();
   private final AtomicLong renewals = new AtomicLong();
@@ -62,7 +54,7 @@ public final class LeaseRegistrar implements AutoCloseable {
   private String lastFailure;
   private boolean healthSupplierFailing;
 
-  private LeaseRegistrar(
+  LeaseRegistrar(
       KubernetesClient client,
       MemberLease lease,
       long renewIntervalMillis,
@@ -73,13 +65,7 @@ public final class LeaseRegistrar implements AutoCloseable {
     this.renewIntervalMillis = renewIntervalMillis;
     this.health = health;
     this.clock = clock;
-    this.target =
-        new LeaseBuilder()
-            .withNewMetadata()
-            .withName(lease.leaseName())
-            .withNamespace(lease.namespace())
-            .endMetadata()
-            .build();
+    this.writer = new LeaseWriter(client, lease);
     this.executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -89,8 +75,8 @@ public final class LeaseRegistrar implements AutoCloseable {
             });
   }
 
-  public static Builder builder(KubernetesClient client) {
-    return new Builder(client);
+  public static LeaseRegistrarBuilder builder(KubernetesClient client) {
+    return new LeaseRegistrarBuilder(client);
   }
 
   /** Starts renewing: the first renewal runs at once, in the background. Idempotent. */
@@ -124,10 +110,10 @@ public final class LeaseRegistrar implements AutoCloseable {
       boolean healthy = evaluateHealth();
       Instant now = clock.instant();
       try {
-        patchOrCreate(healthy, now);
+        writer.write(healthy, now);
       } catch (RuntimeException e) {
         failures.incrementAndGet();
-        String problem = describe(e);
+        String problem = LeaseWriter.describe(e);
         if (!problem.equals(lastFailure)) {
           log.warn(
               "renewing Lease {}/{} failed, retrying every {} ms: {}",
@@ -156,27 +142,6 @@ public final class LeaseRegistrar implements AutoCloseable {
     }
   }
 
-  private void patchOrCreate(boolean healthy, Instant now) {
-    var leases = client.leases().inNamespace(lease.namespace());
-    try {
-      // Patching through resource(item) addresses the Lease by the item's name; withName(...)
-      // would GET it first, doubling the calls per renewal.
-      leases
-          .resource(target)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), lease.renewalPatch(healthy, now));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
-      Lease created = leases.resource(lease.toLease(healthy, now)).create();
-      log.info(
-          "created Lease {}/{} (resourceVersion {})",
-          lease.namespace(),
-          lease.leaseName(),
-          created.getMetadata().getResourceVersion());
-    }
-  }
-
   private boolean evaluateHealth() {
     try {
       boolean healthy = health.getAsBoolean();
@@ -184,7 +149,7 @@ public final class LeaseRegistrar implements AutoCloseable {
       return healthy;
     } catch (RuntimeException e) {
       if (!healthSupplierFailing) {
-        log.warn("health supplier failed, reporting unhealthy: {}", describe(e));
+        log.warn("health supplier failed, reporting unhealthy: {}", LeaseWriter.describe(e));
       }
       healthSupplierFailing = true;
       return false;
@@ -268,128 +233,5 @@ public final class LeaseRegistrar implements AutoCloseable {
 
   public boolean isClosed() {
     return closed;
-  }
-
-  private static String describe(Exception e) {
-    if (e instanceof KubernetesClientException k && k.getCode() > 0) {
-      String reason = k.getStatus() != null ? k.getStatus().getMessage() : k.getMessage();
-      return "HTTP " + k.getCode() + ": " + reason;
-    }
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = e.getMessage();
-    if (root != e) {
-      message = message + " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
-    }
-    return message;
-  }
-
-  /** Settings of a registrar; {@link #build()} checks them and says what is wrong. */
-  public static final class Builder {
-    private final KubernetesClient client;
-    private String namespace;
-    private String pool;
-    private String replica;
-    private String address;
-    private long leaseDurationMillis = 900;
-    private Long renewIntervalMillis;
-    private BooleanSupplier health = () -> true;
-    private URI healthUrl;
-    private Duration healthTimeout;
-    private Clock clock = Clock.systemUTC();
-
-    private Builder(KubernetesClient client) {
-      this.client = Objects.requireNonNull(client, "client");
-    }
-
-    public Builder namespace(String namespace) {
-      this.namespace = namespace;
-      return this;
-    }
-
-    public Builder pool(String pool) {
-      this.pool = pool;
-      return this;
-    }
-
-    public Builder replica(String replica) {
-      this.replica = replica;
-      return this;
-    }
-
-    /** Where the member takes traffic and probes: {@code host:port}. */
-    public Builder address(String address) {
-      this.address = address;
-      return this;
-    }
-
-    /** How long the member stays alive without a renewal. Default 900 ms. */
-    public Builder leaseDurationMillis(long leaseDurationMillis) {
-      this.leaseDurationMillis = leaseDurationMillis;
-      return this;
-    }
-
-    /** How often to renew. Default a third of the lease duration. */
-    public Builder renewIntervalMillis(long renewIntervalMillis) {
-      this.renewIntervalMillis = renewIntervalMillis;
-      return this;
-    }
-
-    /** The health flag sent with every renewal. Default always healthy; exceptions count false. */
-    public Builder health(BooleanSupplier health) {
-      this.health = Objects.requireNonNull(health, "health");
-      this.healthUrl = null;
-      return this;
-    }
-
-    /**
-     * Health from a local URL checked at every renewal (2xx is healthy), with a time-out of half
-     * the renew interval, between 50 ms and 1 s.
-     */
-    public Builder healthUrl(URI url) {
-      return healthUrl(url, null);
-    }
-
-    public Builder healthUrl(URI url, Duration timeout) {
-      this.healthUrl = Objects.requireNonNull(url, "url");
-      this.healthTimeout = timeout;
-      return this;
-    }
-
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    public LeaseRegistrar build() {
-      MemberLease lease = new MemberLease(namespace, pool, replica, address, leaseDurationMillis);
-      long renew = renewIntervalMillis != null ? renewIntervalMillis : defaultRenew(lease);
-      if (renew < 1) {
-        throw new IllegalArgumentException("renew interval must be at least 1 ms, got " + renew);
-      }
-      if (renew >= leaseDurationMillis) {
-        throw new IllegalArgumentException(
-            "renew interval ("
-                + renew
-                + " ms) must be shorter than the lease ("
-                + leaseDurationMillis
-                + " ms); a third of it is the rule");
-      }
-      BooleanSupplier check = health;
-      if (healthUrl != null) {
-        Duration timeout =
-            healthTimeout != null
-                ? healthTimeout
-                : Duration.ofMillis(Math.max(50, Math.min(1000, renew / 2)));
-        check = new HttpHealthCheck(healthUrl, timeout);
-      }
-      return new LeaseRegistrar(client, lease, renew, check, clock);
-    }
-
-    private static long defaultRenew(MemberLease lease) {
-      return Math.max(1, lease.leaseDurationMillis() / 3);
-    }
   }
 }

@@ -96,7 +96,7 @@ public final class RegistrarMain {
 
   private static LeaseRegistrar newRegistrar(
       RegistrarOptions options, KubernetesClient client, String namespace) {
-    LeaseRegistrar.Builder builder =
+    LeaseRegistrarBuilder builder =
         LeaseRegistrar.builder(client)
             .namespace(namespace)
             .pool(options.pool())

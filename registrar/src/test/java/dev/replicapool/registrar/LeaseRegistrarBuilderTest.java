@@ -41,7 +41,7 @@ class LeaseRegistrarBuilderTest {
     return new KubernetesClientBuilder().withConfig(config).build();
   }
 
-  private LeaseRegistrar.Builder valid() {
+  private LeaseRegistrarBuilder valid() {
     return LeaseRegistrar.builder(client)
         .namespace("shop")
         .pool("tracking")
