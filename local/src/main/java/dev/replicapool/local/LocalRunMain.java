@@ -15,8 +15,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -67,8 +65,10 @@ public final class LocalRunMain {
     System.setProperty(
         "logback.statusListenerClass", "ch.qos.logback.core.status.NopStatusListener");
     Map<String, String> flags;
+    LocalPorts ports;
     try {
       flags = Flags.parse(args, USAGE);
+      ports = LocalPorts.of(flags);
     } catch (IllegalArgumentException e) {
       System.err.println("run-local: " + e.getMessage());
       System.err.print(USAGE);
@@ -87,7 +87,7 @@ public final class LocalRunMain {
                 },
                 "local-run-stop"));
     try {
-      run.start(flags);
+      run.start(flags, ports);
     } catch (Failure e) {
       System.err.println("\nrun-local FAILED at step " + run.step + ": " + e.getMessage());
       System.err.println("what to do: " + e.advice);
@@ -106,26 +106,14 @@ public final class LocalRunMain {
     }
   }
 
-  /** The ports of one run, from the flags or their defaults. */
-  private record Ports(int traffic, int admin, int operator, int operatorAdmin) {
-    static Ports of(Map<String, String> flags) {
-      return new Ports(
-          port(flags, "traffic-port", 8080),
-          port(flags, "admin-port", 9901),
-          port(flags, "operator-port", 18000),
-          port(flags, "operator-admin", 8090));
-    }
-  }
-
   /** The cluster this run talks to, and the kubeconfig file that reaches it. */
   private record Cluster(KubernetesClient client, Path kubeconfig) {}
 
-  void start(Map<String, String> flags) throws Exception {
+  void start(Map<String, String> flags, LocalPorts ports) throws Exception {
     String namespace = flags.getOrDefault("namespace", "default");
-    Ports ports = Ports.of(flags);
     Path stateDir = Path.of(".local");
     Files.createDirectories(stateDir);
-    requirePortsFree(ports);
+    ports.requireFree();
 
     Cluster cluster = connect(flags, stateDir);
     running.add(cluster.client());
@@ -138,33 +126,14 @@ public final class LocalRunMain {
     List<HasMetadata> applied = applyExamplePools(cluster.client(), namespace);
     awaitPoolsReady(cluster.client(), namespace, applied);
 
-    printSummary(
+    LocalRunSummary.print(
+        (System.nanoTime() - started) / 1e9,
         cluster.kubeconfig(),
         namespace,
         ports.traffic(),
         ports.admin(),
         ports.operatorAdmin(),
         replicas);
-  }
-
-  private static void requirePortsFree(Ports ports) {
-    for (int p :
-        List.of(
-            ports.traffic(),
-            ports.admin(),
-            ports.operator(),
-            ports.operatorAdmin(),
-            18080,
-            GRPC_ROUTE_PORT)) {
-      requireFree(p);
-    }
-    for (String[] r : STATIC_REPLICAS) {
-      requireFree(Integer.parseInt(r[1]));
-      requireFree(Integer.parseInt(r[2]));
-    }
-    for (String[] r : LEASE_REPLICAS) {
-      requireFree(Integer.parseInt(r[1]));
-    }
   }
 
   /** The cluster of --kubeconfig, or a local kube-apiserver whose kubeconfig goes to stateDir. */
@@ -216,7 +185,7 @@ public final class LocalRunMain {
   }
 
   /** Starts the operator with a fresh control-plane token (written to stateDir) and returns it. */
-  private String startOperator(KubernetesClient client, Ports ports, Path stateDir)
+  private String startOperator(KubernetesClient client, LocalPorts ports, Path stateDir)
       throws IOException {
     progress("starting the operator (control plane on 127.0.0.1:" + ports.operator() + ")");
     String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
@@ -229,7 +198,7 @@ public final class LocalRunMain {
     return token;
   }
 
-  private void startDataPlane(Ports ports, String token) throws Exception {
+  private void startDataPlane(LocalPorts ports, String token) throws Exception {
     progress("starting the data plane (traffic on 127.0.0.1:" + ports.traffic() + ")");
     Vertx vertx = Vertx.vertx();
     DataPlane dataPlane =
@@ -306,70 +275,6 @@ public final class LocalRunMain {
     done();
   }
 
-  private void printSummary(
-      Path kubeconfig,
-      String namespace,
-      int trafficPort,
-      int adminPort,
-      int operatorAdmin,
-      List<ReplicaProcess> replicas) {
-    String ns = "default".equals(namespace) ? "" : " -n " + namespace;
-    System.out.printf(
-        """
-
-        ReplicaPool runs locally (ready in %.1f s). In another terminal:
-
-          export KUBECONFIG=%s
-          kubectl get rp%s
-          kubectl describe rp tracking%s
-          kubectl wait --for=condition=Ready rp/tracking%s
-          kubectl explain replicapool.spec.healthCheck
-
-        Send traffic through the data plane:
-          curl -si -H 'Host: tracking.local' http://127.0.0.1:%d/track/42     # round-robin over k1-k3
-          curl -si http://127.0.0.1:18080/track/42                            # adaptive pool, dedicated port
-          curl -si -H 'Host: registry.local' http://127.0.0.1:%d/track/42     # lease-registered r1, r2
-
-        """,
-        (System.nanoTime() - started) / 1e9, kubeconfig, ns, ns, ns, trafficPort, trafficPort);
-    printGrpcAndAdminHints(adminPort, operatorAdmin);
-    printFaultHints(replicas.get(1));
-  }
-
-  private static void printGrpcAndAdminHints(int adminPort, int operatorAdmin) {
-    System.out.printf(
-        """
-        gRPC (pool "grpc": k1-k3 on 127.0.0.1:18101-18103, data-plane port %d, checked with
-        grpc.health.v1.Health/Check; balanced per RPC over one connection):
-          grpcurl -plaintext 127.0.0.1:%d grpc.health.v1.Health/Check                      # through the data plane
-          grpcurl -plaintext -d '{"service":"replicapool.sample.Tracking"}' 127.0.0.1:18101 grpc.health.v1.Health/Check
-          grpc-health-probe -addr 127.0.0.1:18102                                           # one member directly
-          curl -X POST http://127.0.0.1:18082/admin/unhealthy        # k2's gRPC health turns NOT_SERVING too: Unhealthy in pool grpc
-          # replicapool.sample.Tracking/Track (UTF-8 id in, /track JSON out) answers with the
-          # replica's name; call it from grpc-java with a byte marshaller, see sample-replica --help.
-        Data plane admin:  http://127.0.0.1:%d/status   http://127.0.0.1:%d/metrics
-        Operator admin:    http://127.0.0.1:%d/metrics
-
-        """,
-        GRPC_ROUTE_PORT, GRPC_ROUTE_PORT, adminPort, adminPort, operatorAdmin);
-  }
-
-  private static void printFaultHints(ReplicaProcess k2) {
-    System.out.printf(
-        """
-        Break something and watch `kubectl get rp -w`:
-          curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=150'     # k2 goes slow: Degraded, weight drops to the minimum
-          curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=500'     # slower than the probe timeout: Unhealthy, no traffic
-          curl -X POST 'http://127.0.0.1:18082/admin/errors?rate=0.5' # k2 fails half its requests
-          curl -X POST  http://127.0.0.1:18082/admin/reset             # k2 recovers
-          kill -9 %d                                                  # k2 dies (pid of k2)
-          curl -X POST  http://127.0.0.1:18091/admin/unhealthy        # r1 reports itself unhealthy
-
-        Logs of the replicas: target/replica-logs/. Ctrl-C stops everything.
-        """,
-        k2.pid());
-  }
-
   void stopAll() {
     for (AutoCloseable c : running) {
       try {
@@ -392,28 +297,6 @@ public final class LocalRunMain {
 
   private void done() {
     System.out.printf(" %5.1f s%n", (System.nanoTime() - stepStarted) / 1e9);
-  }
-
-  private static int port(Map<String, String> flags, String name, int fallback) {
-    String v = flags.get(name);
-    try {
-      return v == null ? fallback : Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--" + name + " takes a port number, got " + v);
-    }
-  }
-
-  private static void requireFree(int port) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", port));
-    } catch (IOException e) {
-      throw new Failure(
-          "port " + port + " on 127.0.0.1 is in use",
-          "stop what listens there (`ss -ltnp 'sport = :"
-              + port
-              + "'` shows it) or choose another port with the flags in --help",
-          e);
-    }
   }
 
   /** Files of the repository, found from the working directory upwards. */
