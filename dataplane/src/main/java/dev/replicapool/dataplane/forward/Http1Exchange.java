@@ -15,7 +15,6 @@ import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it:
@@ -79,8 +78,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private final Deadlines deadlines;
   private final DeadlineTimer timer;
 
-  /** Hedges in flight, oldest first; null when the request is not hedged. */
-  private ArrayList<HedgeTry> hedges;
+  /** Null when the request is not hedged. */
+  private Hedges hedges;
 
   /** Its place in the pool's queue while every member is full; null otherwise. */
   private QueueSlot queueSlot;
@@ -114,7 +113,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, this::due);
     if (!upgrade && hedgeMethod != null && tries.hedgeable(hedgeMethod)) {
-      hedges = new ArrayList<>(2);
+      hedges = new Hedges(fw, pool, tries, deadlines);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
     }
     this.headRequest = headRequest;
@@ -231,7 +230,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     failureStatus = 502;
     failureMessage = "member " + e.address() + " of pool " + pool.name() + " is unreachable";
     if (hedgesInFlight()) {
-      frontIsHedge();
+      hedges.frontIsHedge();
     } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
       fw.observer.retry(pool.name(), "connect_failure");
       sendTry();
@@ -653,7 +652,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
     releaseResponseBytes();
     if (hedgesInFlight()) {
-      frontIsHedge();
+      hedges.frontIsHedge();
       return;
     }
     if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
@@ -700,7 +699,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       case REQUEST -> requestTimedOut();
       case TRY -> tryTimedOut(fw.clock.getAsLong());
       case IDLE -> idleTimedOut();
-      case HEDGE -> sendHedge(fw.clock.getAsLong());
+      case HEDGE -> hedges.send(this, client.eventLoop(), fw.clock.getAsLong());
       case NONE -> {}
     }
   }
@@ -719,10 +718,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     Endpoint e = current;
     if (e == null) {
       // A hedge is in front (the first try is gone already): it is given up on.
-      HedgeTry h = hedges.remove(0);
-      h.cancel();
-      hedgeEnded(h, "timeout", now - h.sentAt, true);
-      e = h.member;
+      e = hedges.frontTimedOut(now);
     } else {
       long nanos = endAttempt();
       dropUpstream();
@@ -740,7 +736,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
             + ms
             + " ms";
     if (hedgesInFlight()) {
-      frontIsHedge();
+      hedges.frontIsHedge();
     } else if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
       resetResponse();
       fw.observer.retry(pool.name(), "timeout");
@@ -766,48 +762,20 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   // ---- hedges --------------------------------------------------------------------------------
 
-  private void sendHedge(long now) {
-    if (pool.router().routableCount() <= tries.tried().size()) {
-      deadlines.stopHedging(); // no member left to hedge on
-      return;
-    }
-    if (!tries.mayHedge()) {
-      deadlines.stopHedging();
-      fw.observer.hedge(pool.name(), "denied");
-      return;
-    }
-    Endpoint e = tries.next(pool.router());
-    if (e == null) {
-      deadlines.stopHedging();
-      return;
-    }
-    HedgeTry h = new HedgeTry(this, e, now);
-    hedges.add(h);
-    deadlines.hedgeSent(now);
-    fw.observer.hedge(pool.name(), "sent");
-    open(e, h);
-  }
-
   /** The head a hedge sends: the same bytes as the first try's. */
   ByteBuf headForHedge() {
     return head.retainedDuplicate();
   }
 
   private boolean hedgesInFlight() {
-    return hedges != null && !hedges.isEmpty();
-  }
-
-  /** The try in front is gone; the oldest hedge is now the one the per-try timeout watches. */
-  private void frontIsHedge() {
-    deadlines.frontReplaced(hedges.get(0).sentAt);
+    return hedges != null && hedges.any();
   }
 
   /** A hedge has a complete answer's head first: the exchange goes on with it. */
   void hedgeAnswered(HedgeTry h) {
     hedges.remove(h);
     if (finished || responseHeadDone) {
-      h.cancel();
-      hedgeEnded(h, "cancelled", fw.clock.getAsLong() - h.sentAt, false);
+      hedges.cancel(h);
       return;
     }
     Endpoint slow = current;
@@ -831,16 +799,14 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   /** A hedge's connection failed or broke before any answer. */
   void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
-    if (!hedges.remove(h)) {
+    if (!hedges.failed(h, label)) {
       return;
     }
-    hedgeEnded(h, label, fw.clock.getAsLong() - h.sentAt, true);
-    fw.observer.hedge(pool.name(), "failed");
     if (finished || current != null || responseHeadDone) {
       return;
     }
     if (hedgesInFlight()) {
-      frontIsHedge();
+      hedges.frontIsHedge();
       return;
     }
     // It was the last try out.
@@ -855,25 +821,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
   }
 
-  private void hedgeEnded(HedgeTry h, String outcome, long nanos, boolean memberFailed) {
-    pool.requests().released(h.member);
-    if (memberFailed) {
-      pool.router().failure(h.member, nanos);
-    }
-    fw.observer.attempt(pool.name(), h.member, outcome, nanos);
-  }
-
   private void cancelHedges(String outcome) {
-    if (!hedgesInFlight()) {
-      return;
+    if (hedges != null) {
+      hedges.cancelAll(outcome);
     }
-    long now = fw.clock.getAsLong();
-    for (HedgeTry h : hedges) {
-      h.cancel();
-      hedgeEnded(h, "cancelled", now - h.sentAt, false);
-      fw.observer.hedge(pool.name(), outcome);
-    }
-    hedges.clear();
   }
 
   // ---- the in-flight limit ----------------------------------------------------------------------
