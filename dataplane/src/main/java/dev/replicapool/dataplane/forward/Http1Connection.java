@@ -584,8 +584,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     boolean writable = ctx.channel().isWritable();
     if (tunnel) {
       openTunnel.upstream().config().setAutoRead(writable);
-    } else if (ex != null && ex.upstream != null) {
-      ex.upstream.channel().config().setAutoRead(writable);
+    } else if (ex != null) {
+      ex.clientWritable(writable);
     }
     ctx.fireChannelWritabilityChanged();
   }

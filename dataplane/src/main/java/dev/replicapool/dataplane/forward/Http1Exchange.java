@@ -14,7 +14,6 @@ import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.util.ArrayDeque;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it:
@@ -49,19 +48,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
   private final String setCookie;
 
-  /** The head as the member gets it; kept until the response head came, for retries. */
-  private ByteBuf head;
-
-  /** Body bytes received before a member connection was there. */
-  private ArrayDeque<ByteBuf> queued;
-
-  private boolean requestEnded;
-  private boolean bodyWritten;
+  private final RequestRelay request;
 
   Endpoint current;
   private long attemptStart;
-  H1Upstream upstream;
-  private boolean upstreamDirty;
 
   private ByteBuf respIn;
   private final ResponseHead resp;
@@ -104,7 +94,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.client = client;
     this.fw = fw;
     this.pool = pool;
-    this.head = head;
+    this.request = new RequestRelay(client, head, bodyless);
     this.bodyless = bodyless;
     this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.setCookie = hashKey.setCookie();
@@ -118,7 +108,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
     this.headRequest = headRequest;
     this.upgrade = upgrade;
-    this.requestEnded = bodyless;
     this.closeClientAfter = closeAfter;
     this.sentContinue = sentContinue;
     this.resp = resp;
@@ -186,7 +175,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
     @Override
     public void connected(H1Upstream c) {
-      if (finished || current != member || upstream != null) {
+      if (finished || current != member || request.hasConnection()) {
         c.release(); // given up meanwhile: nothing was written
         return;
       }
@@ -195,31 +184,15 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
     @Override
     public void failed(Throwable cause) {
-      if (!finished && current == member && upstream == null) {
+      if (!finished && current == member && !request.hasConnection()) {
         Http1Exchange.this.failed(cause);
       }
     }
   }
 
   private void connected(H1Upstream c) {
-    upstream = c;
-    upstreamDirty = false;
-    c.attach(this);
     deadlines.activity(fw.clock.getAsLong());
-    c.channel().write(bodyless ? head.retainedDuplicate() : head, c.channel().voidPromise());
-    if (!bodyless) {
-      head = null; // a body follows: never retried, nothing to keep
-      bodyWritten = true;
-    }
-    if (queued != null) {
-      ByteBuf b;
-      while ((b = queued.poll()) != null) {
-        c.channel().write(b, c.channel().voidPromise());
-      }
-      queued = null;
-      client.resumeReading();
-    }
-    c.channel().flush();
+    request.connected(c, this);
   }
 
   private void failed(Throwable cause) {
@@ -244,7 +217,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
     if (last) {
-      requestEnded = true;
+      request.end();
     }
     if (finished || memberDone) {
       bytes.release(); // the member's answer is complete: what is left of the body is dropped
@@ -256,15 +229,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (last) {
       releaseDeferredLater = true;
     }
-    if (upstream == null) {
-      if (queued == null) {
-        queued = new ArrayDeque<>();
-      }
-      queued.add(bytes);
-      client.pauseReading(); // until the member connection is there
-      return;
-    }
-    upstream.channel().write(bytes, upstream.channel().voidPromise());
+    request.body(bytes);
   }
 
   private boolean memberDone;
@@ -276,16 +241,12 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       releaseDeferredLater = false;
       releaseDeferred();
     }
-    if (upstream != null) {
-      upstream.channel().flush();
-      if (!upstream.channel().isWritable()) {
-        client.pauseReading();
-      }
-    }
+    request.flush();
   }
 
-  boolean upstreamWritable() {
-    return upstream == null || upstream.channel().isWritable();
+  /** The client can take more, or not: the member's reads follow it. */
+  void clientWritable(boolean writable) {
+    request.memberReads(writable);
   }
 
   /**
@@ -301,7 +262,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (e != null) {
       fw.observer.attempt(pool.name(), e, "aborted", nanos);
     }
-    dropUpstream();
+    request.dropConnection();
     if (status > 0 && !wroteToClient) {
       this.status = status;
       client.answer(status, message, pool.name(), true);
@@ -382,9 +343,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     fw.observer.attempt(pool.name(), e, STATUS_CLASS[status / 100], nanos);
     boolean hold =
         tries.wouldRetryAnswer(status) && pool.router().endpoints().size() > tries.tried().size();
-    if (head != null && !hold) {
-      head.release();
-      head = null;
+    if (!hold) {
+      request.dropHead();
     }
     if (hold) {
       holding = true;
@@ -400,7 +360,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       case UNTIL_CLOSE -> respLeft = Long.MAX_VALUE;
     }
     if (resp.framing() == ResponseHead.Framing.UNTIL_CLOSE || resp.memberCloses()) {
-      upstreamDirty = true;
+      request.spend();
     }
     if (upgrade && status == 101) {
       return; // the tunnel starts once the head is out (body())
@@ -456,7 +416,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       default -> take = 0;
     }
     if (take < readable) {
-      upstreamDirty = true; // bytes beyond the response: the connection cannot be trusted
+      request.spend(); // bytes beyond the response: the connection cannot be trusted
     }
     if (take > 0) {
       emit(buf, take);
@@ -509,7 +469,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
    * {@code HOLD_LIMIT} of it, beyond which the member is not read until then.
    */
   private void out(ByteBuf b) {
-    if (requestEnded || client.fullDuplex()) {
+    if (request.ended() || client.fullDuplex()) {
       wroteToClient = true;
       client.write(b);
       return;
@@ -518,8 +478,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       deferred = client.alloc().compositeBuffer(64);
     }
     deferred.addComponent(true, b);
-    if (deferred.readableBytes() > HOLD_LIMIT && upstream != null) {
-      upstream.channel().config().setAutoRead(false);
+    if (deferred.readableBytes() > HOLD_LIMIT) {
+      request.memberReads(false);
     }
   }
 
@@ -534,9 +494,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       wroteToClient = true;
       client.write(d);
       client.flush();
-      if (upstream != null) {
-        upstream.channel().config().setAutoRead(true);
-      }
+      request.memberReads(true);
     }
     if (deferredEnd) {
       deferredEnd = false;
@@ -557,7 +515,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     long nanos = endAttempt();
     if (holding) {
       holding = false;
-      releaseUpstream();
+      request.releaseConnection();
       if (!tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
         sendHeld(); // the budget is spent: the member's answer goes out as it came
         return;
@@ -568,10 +526,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       sendTryAgain();
       return;
     }
-    releaseUpstream();
+    request.releaseConnection();
     cancelTimer();
     memberDone = true;
-    if (!requestEnded && !client.fullDuplex()) {
+    if (!request.ended() && !client.fullDuplex()) {
       deferredEnd = true; // answered once the client's body is complete
       return;
     }
@@ -581,7 +539,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   private void sendTryAgain() {
-    if (head == null) {
+    if (!request.headKept()) {
       sendHeld();
       return;
     }
@@ -618,9 +576,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   @Override
   public void memberClosed() {
-    H1Upstream gone = upstream;
-    upstream = null;
-    if (finished || gone == null) {
+    boolean had = request.connectionClosed();
+    if (finished || !had) {
       return;
     }
     if (upgrade && status == 101) {
@@ -655,7 +612,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       hedges.frontIsHedge();
       return;
     }
-    if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
+    if (request.retryable() && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
       resetResponse();
       fw.observer.retry(pool.name(), "reset");
       sendTry();
@@ -675,7 +632,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private void giveUp(String outcome, int status, String message) {
     Endpoint e = current;
     long nanos = endAttempt();
-    dropUpstream();
+    request.dropConnection();
     if (e != null) {
       pool.router().failure(e, nanos);
       fw.observer.attempt(pool.name(), e, outcome, nanos);
@@ -721,7 +678,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       e = hedges.frontTimedOut(now);
     } else {
       long nanos = endAttempt();
-      dropUpstream();
+      request.dropConnection();
       releaseResponseBytes();
       pool.router().failure(e, nanos);
       fw.observer.attempt(pool.name(), e, "timeout", nanos);
@@ -737,7 +694,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
             + " ms";
     if (hedgesInFlight()) {
       hedges.frontIsHedge();
-    } else if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
+    } else if (request.retryable() && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
       resetResponse();
       fw.observer.retry(pool.name(), "timeout");
       sendTry();
@@ -764,7 +721,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   /** The head a hedge sends: the same bytes as the first try's. */
   ByteBuf headForHedge() {
-    return head.retainedDuplicate();
+    return request.headForHedge();
   }
 
   private boolean hedgesInFlight() {
@@ -781,7 +738,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     Endpoint slow = current;
     if (slow != null) {
       long nanos = endAttempt();
-      dropUpstream();
+      request.dropConnection();
       releaseResponseBytes();
       pool.router().slowerThan(slow, nanos);
       // Its time so far is a sample too: without it the window would only see the answers that
@@ -792,8 +749,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     fw.observer.hedge(pool.name(), "won");
     current = h.member;
     attemptStart = h.sentAt;
-    upstream = h.adopt(this);
-    upstreamDirty = false;
+    request.adopt(h.adopt(this));
     memberBytes(h.takeReceived());
   }
 
@@ -866,9 +822,9 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private void answer(int status, String message) {
     this.status = status;
     cancelTimer();
-    dropUpstream();
+    request.dropConnection();
     finish(status);
-    boolean close = closeClientAfter || !requestEnded;
+    boolean close = closeClientAfter || !request.ended();
     client.answer(status, message, pool.name(), close);
     client.responseDone(this, close);
   }
@@ -890,27 +846,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     return current != null ? current : lastTried;
   }
 
-  private void releaseUpstream() {
-    H1Upstream u = upstream;
-    upstream = null;
-    if (u == null) {
-      return;
-    }
-    if (upstreamDirty || !requestEnded) {
-      u.discard(); // a body still on its way, or a member that closes: never reused
-    } else {
-      u.release();
-    }
-  }
-
-  private void dropUpstream() {
-    H1Upstream u = upstream;
-    upstream = null;
-    if (u != null) {
-      u.discard();
-    }
-  }
-
   private void finish(int status) {
     if (finished) {
       return;
@@ -921,14 +856,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (queueSlot != null) {
       queueSlot.leave();
     }
-    if (head != null) {
-      head.release();
-      head = null;
-    }
-    if (queued != null) {
-      queued.forEach(ByteBuf::release);
-      queued = null;
-    }
+    request.release();
     if (respIn != null) {
       respIn.release();
       respIn = null;
@@ -957,8 +885,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   /** Hands the member connection over to a tunnel (101 Switching Protocols). */
   H1Upstream takeUpstreamForTunnel() {
-    H1Upstream u = upstream;
-    upstream = null;
+    H1Upstream u = request.takeConnection();
     cancelTimer();
     finish(101);
     return u;
