@@ -9,8 +9,6 @@ import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.upstream.MemberConnections;
-import dev.replicapool.dataplane.wire.ChunkedFramer;
-import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -32,37 +30,21 @@ import io.netty.buffer.Unpooled;
  * {@link DeadlineTimer}, the queue place in {@link QueueSlot}.
  */
 final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
-  private static final int MAX_RESPONSE_HEAD = 64 * 1024;
-  private static final int HOLD_LIMIT = 64 * 1024;
-  private static final int COALESCE = 2048;
-
   private final Http1Connection client;
   private final Forwarding fw;
   final PoolRuntime pool;
   private final Tries tries;
   private final long startNanos;
-  private final boolean headRequest;
   final boolean upgrade;
   private final boolean bodyless;
 
-  /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
-  private final String setCookie;
-
   private final RequestRelay request;
+  private final ClientOutput out;
+  private final ResponseRelay response;
 
   Endpoint current;
   private long attemptStart;
 
-  private ByteBuf respIn;
-  private final ResponseHead resp;
-  private boolean responseHeadDone;
-  private boolean responseStarted;
-  private long respLeft;
-  private final ChunkedFramer respChunks = new ChunkedFramer();
-  private boolean closeClientAfter;
-  private boolean sentContinue;
-  private ByteBuf held;
-  private boolean holding;
   private int status;
   private boolean finished;
   private final Deadlines deadlines;
@@ -97,7 +79,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.request = new RequestRelay(client, head, bodyless);
     this.bodyless = bodyless;
     this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
-    this.setCookie = hashKey.setCookie();
     this.startNanos = fw.clock.getAsLong();
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
@@ -106,11 +87,11 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       hedges = new Hedges(fw, pool, tries, deadlines);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
     }
-    this.headRequest = headRequest;
     this.upgrade = upgrade;
-    this.closeClientAfter = closeAfter;
-    this.sentContinue = sentContinue;
-    this.resp = resp;
+    this.out = new ClientOutput(client, request);
+    this.response =
+        new ResponseRelay(
+            client, request, out, resp, headRequest, sentContinue, closeAfter, hashKey.setCookie());
   }
 
   // ---- request side --------------------------------------------------------------------------
@@ -152,7 +133,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
         return;
       }
       answer(503, QueueSlot.fullMessage(pool));
-    } else if (held != null) {
+    } else if (response.hasHeld()) {
       sendHeld();
     } else if (tries.tried().isEmpty()) {
       answer(503, "no routable member in pool " + pool.name());
@@ -201,13 +182,13 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     pool.router().failure(e, nanos);
     fw.observer.attempt(pool.name(), e, "connect_failure", nanos);
     failureStatus = 502;
-    failureMessage = "member " + e.address() + " of pool " + pool.name() + " is unreachable";
+    failureMessage = aboutMember(e, "is unreachable");
     if (hedgesInFlight()) {
       hedges.frontIsHedge();
     } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
       fw.observer.retry(pool.name(), "connect_failure");
       sendTry();
-    } else if (held != null) {
+    } else if (response.hasHeld()) {
       sendHeld();
     } else {
       answer(502, failureMessage);
@@ -219,7 +200,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (last) {
       request.end();
     }
-    if (finished || memberDone) {
+    if (finished || out.complete()) {
       bytes.release(); // the member's answer is complete: what is left of the body is dropped
       if (last) {
         releaseDeferred();
@@ -232,8 +213,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     request.body(bytes);
   }
 
-  private boolean memberDone;
-  private boolean wroteToClient;
   private boolean releaseDeferredLater;
 
   void flushUpstream() {
@@ -263,7 +242,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       fw.observer.attempt(pool.name(), e, "aborted", nanos);
     }
     request.dropConnection();
-    if (status > 0 && !wroteToClient) {
+    if (status > 0 && !out.wroteToClient()) {
       this.status = status;
       client.answer(status, message, pool.name(), true);
     }
@@ -275,48 +254,15 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   @Override
   public void memberBytes(ByteBuf buf) {
     deadlines.activity(fw.clock.getAsLong());
-    if (responseHeadDone) {
-      body(buf);
-      return;
-    }
-    if (respIn != null) {
-      respIn.writeBytes(buf);
-      buf.release();
-      buf = respIn;
-      respIn = null;
-    }
-    while (!responseHeadDone) {
-      int len = HeadScanner.headLength(buf, MAX_RESPONSE_HEAD, MAX_RESPONSE_HEAD);
-      if (len == 0) {
-        if (buf.readableBytes() > 0) {
-          respIn = client.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
-          respIn.writeBytes(buf);
+    while (!response.headDone()) {
+      buf = response.nextHead(buf);
+      if (buf == null) {
+        String bad = response.invalidHead();
+        if (bad != null) {
+          memberBroke(aboutMember(current, "sent an invalid response: " + bad));
         }
-        buf.release();
         return;
       }
-      String bad = len < 0 ? "response head too large" : resp.parse(buf, len, headRequest);
-      if (bad != null) {
-        buf.release();
-        memberBroke(
-            "member "
-                + current.address()
-                + " of pool "
-                + pool.name()
-                + " sent an invalid response: "
-                + bad);
-        return;
-      }
-      if (resp.interim()) {
-        ByteBuf interim = buf.readRetainedSlice(len);
-        if (resp.status() == 100 && sentContinue) {
-          interim.release(); // the proxy answered the client's Expect itself
-        } else {
-          out(interim);
-        }
-        continue;
-      }
-      buf.skipBytes(len);
       responseHead();
       if (finished) {
         buf.release();
@@ -326,9 +272,9 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     body(buf);
   }
 
+  /** The answer's head came: the try is counted, then the answer is held or begins. */
   private void responseHead() {
-    responseHeadDone = true;
-    status = resp.status();
+    status = response.status();
     Endpoint e = current;
     long now = fw.clock.getAsLong();
     long nanos = now - attemptStart;
@@ -346,46 +292,18 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (!hold) {
       request.dropHead();
     }
-    if (hold) {
-      holding = true;
-      held = client.alloc().buffer(512);
-      resp.writeDownstream(held, closeClientAfter, true, setCookie);
-    } else {
-      startResponse();
-    }
-    switch (resp.framing()) {
-      case NONE -> respLeft = 0;
-      case LENGTH -> respLeft = resp.contentLength();
-      case CHUNKED -> respChunks.reset();
-      case UNTIL_CLOSE -> respLeft = Long.MAX_VALUE;
-    }
-    if (resp.framing() == ResponseHead.Framing.UNTIL_CLOSE || resp.memberCloses()) {
-      request.spend();
-    }
+    response.begin(hold);
     if (upgrade && status == 101) {
       return; // the tunnel starts once the head is out (body())
     }
-    if (resp.framing() == ResponseHead.Framing.NONE) {
+    if (response.framing() == ResponseHead.Framing.NONE) {
       responseEnded();
     }
   }
 
-  private void startResponse() {
-    responseStarted = true;
-    if (client.http10() || resp.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
-      closeClientAfter = true;
-    }
-    ByteBuf out = client.alloc().buffer(resp.length() + 64);
-    resp.writeDownstream(out, closeClientAfter || client.draining(), true, setCookie);
-    pendingHead = out;
-  }
-
-  /** The response head, waiting to go out with the first body bytes in one write. */
-  private ByteBuf pendingHead;
-
   private void body(ByteBuf buf) {
     if (upgrade && status == 101) {
-      flushHead();
+      response.flushHead();
       client.tunnel(this, buf);
       return;
     }
@@ -393,149 +311,55 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       buf.release();
       return;
     }
-    int readable = buf.readableBytes();
-    int take;
-    boolean ends = false;
-    switch (resp.framing()) {
-      case LENGTH -> take = (int) Math.min(respLeft, readable);
-      case UNTIL_CLOSE -> take = readable;
-      case CHUNKED -> {
-        int end = respChunks.feed(buf, buf.readerIndex(), buf.writerIndex(), null);
-        if (end == ChunkedFramer.MALFORMED) {
-          buf.release();
-          memberBroke("member " + current.address() + " sent a malformed chunked body");
-          return;
-        }
-        if (end == ChunkedFramer.MORE) {
-          take = readable;
-        } else {
-          take = end - buf.readerIndex();
-          ends = true;
-        }
-      }
-      default -> take = 0;
-    }
-    if (take < readable) {
-      request.spend(); // bytes beyond the response: the connection cannot be trusted
-    }
-    if (take > 0) {
-      emit(buf, take);
-    }
-    buf.release();
-    if (resp.framing() == ResponseHead.Framing.LENGTH) {
-      respLeft -= take;
-      ends = respLeft == 0;
-    }
-    if (ends) {
+    ResponseRelay.BodyRead read = response.body(buf);
+    if (read == ResponseRelay.BodyRead.ENDED) {
       responseEnded();
+    } else if (read == ResponseRelay.BodyRead.MALFORMED) {
+      memberBroke("member " + current.address() + " sent a malformed chunked body");
     }
   }
 
-  private void emit(ByteBuf buf, int take) {
-    if (holding) {
-      if (held.readableBytes() + take > HOLD_LIMIT) {
-        holding = false; // too large to hold: pass it on as it is
-        ByteBuf h = held;
-        held = null;
-        responseStarted = true;
-        out(h);
-      } else {
-        held.writeBytes(buf, buf.readerIndex(), take);
-        buf.skipBytes(take);
-        return;
-      }
-    }
-    if (pendingHead != null && take <= COALESCE) {
-      pendingHead.writeBytes(buf, buf.readerIndex(), take);
-      buf.skipBytes(take);
-      flushHead();
-      return;
-    }
-    flushHead();
-    out(buf.readRetainedSlice(take));
-  }
-
-  private void flushHead() {
-    if (pendingHead != null) {
-      ByteBuf h = pendingHead;
-      pendingHead = null;
-      out(h);
-    }
-  }
-
-  /**
-   * Response bytes for the client. While the client is still sending its body they wait: the answer
-   * goes out once the body is complete (so a body past the limit still gets its 413), at most
-   * {@code HOLD_LIMIT} of it, beyond which the member is not read until then.
-   */
-  private void out(ByteBuf b) {
-    if (request.ended() || client.fullDuplex()) {
-      wroteToClient = true;
-      client.write(b);
-      return;
-    }
-    if (deferred == null) {
-      deferred = client.alloc().compositeBuffer(64);
-    }
-    deferred.addComponent(true, b);
-    if (deferred.readableBytes() > HOLD_LIMIT) {
-      request.memberReads(false);
-    }
-  }
-
-  private io.netty.buffer.CompositeByteBuf deferred;
-  private boolean deferredEnd;
-
-  /** The client's body is complete: the answer held meanwhile goes out. */
+  /** The client's body is complete: the answer kept back meanwhile goes out. */
   private void releaseDeferred() {
-    if (deferred != null) {
-      ByteBuf d = deferred;
-      deferred = null;
-      wroteToClient = true;
-      client.write(d);
-      client.flush();
-      request.memberReads(true);
-    }
-    if (deferredEnd) {
-      deferredEnd = false;
-      finish(status);
-      client.responseDone(this, closeClientAfter);
+    if (out.releaseDeferred()) {
+      ended();
     }
   }
 
   @Override
   public void memberReadComplete() {
-    flushHead();
+    response.flushHead();
     client.flush();
   }
 
   /** The member's response is complete. */
   private void responseEnded() {
-    flushHead();
-    long nanos = endAttempt();
-    if (holding) {
-      holding = false;
+    response.flushHead();
+    endAttempt();
+    if (response.stopHolding()) {
       request.releaseConnection();
       if (!tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
         sendHeld(); // the budget is spent: the member's answer goes out as it came
         return;
       }
       fw.observer.retry(pool.name(), "status_" + status);
-      resetResponse();
+      response.reset();
       // the held answer goes out if no other member can take the request
       sendTryAgain();
       return;
     }
     request.releaseConnection();
     cancelTimer();
-    memberDone = true;
-    if (!request.ended() && !client.fullDuplex()) {
-      deferredEnd = true; // answered once the client's body is complete
-      return;
+    if (out.completeNow()) {
+      client.flush();
+      ended();
     }
-    client.flush();
+  }
+
+  /** The answer went out whole: the client connection goes on with its next request. */
+  private void ended() {
     finish(status);
-    client.responseDone(this, closeClientAfter);
+    client.responseDone(this, response.closeClient());
   }
 
   private void sendTryAgain() {
@@ -546,32 +370,13 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     sendTry();
   }
 
-  /** Drops what a given-up try sent of an answer's head. */
-  private void releaseResponseBytes() {
-    if (respIn != null) {
-      respIn.release();
-      respIn = null;
-    }
-  }
-
-  private void resetResponse() {
-    responseHeadDone = false;
-    responseStarted = false;
-  }
-
   private void sendHeld() {
-    ByteBuf h = held;
-    held = null;
-    if (h == null) {
+    if (!response.sendHeld()) {
       answer(failureStatus, failureMessage);
       return;
     }
-    responseStarted = true;
-    client.write(h);
-    client.flush();
     cancelTimer();
-    finish(status);
-    client.responseDone(this, closeClientAfter);
+    ended();
   }
 
   @Override
@@ -583,11 +388,11 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (upgrade && status == 101) {
       return; // the tunnel owns both connections now
     }
-    if (responseHeadDone && resp.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
+    if (response.headDone() && response.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
       responseEnded();
       return;
     }
-    if (responseStarted) {
+    if (response.started()) {
       // Part of the answer went out: it cannot be completed nor answered anew.
       long nanos = endAttempt();
       pool.router().failure(lastTried(), nanos);
@@ -601,19 +406,18 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     pool.router().failure(e, nanos);
     fw.observer.attempt(pool.name(), e, "reset", nanos);
     failureStatus = 502;
-    failureMessage = "member " + e.address() + " of pool " + pool.name() + " closed the connection";
-    if (holding) {
-      holding = false;
+    failureMessage = aboutMember(e, "closed the connection");
+    if (response.stopHolding()) {
       sendHeld();
       return;
     }
-    releaseResponseBytes();
+    response.dropPartialHead();
     if (hedgesInFlight()) {
       hedges.frontIsHedge();
       return;
     }
     if (request.retryable() && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
-      resetResponse();
+      response.reset();
       fw.observer.retry(pool.name(), "reset");
       sendTry();
       return;
@@ -637,7 +441,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       pool.router().failure(e, nanos);
       fw.observer.attempt(pool.name(), e, outcome, nanos);
     }
-    if (responseStarted) {
+    if (response.started()) {
       finish(this.status);
       client.brokenResponse();
     } else {
@@ -679,23 +483,16 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     } else {
       long nanos = endAttempt();
       request.dropConnection();
-      releaseResponseBytes();
+      response.dropPartialHead();
       pool.router().failure(e, nanos);
       fw.observer.attempt(pool.name(), e, "timeout", nanos);
     }
     failureStatus = 504;
-    failureMessage =
-        "member "
-            + e.address()
-            + " of pool "
-            + pool.name()
-            + " did not answer within "
-            + ms
-            + " ms";
+    failureMessage = aboutMember(e, "did not answer within " + ms + " ms");
     if (hedgesInFlight()) {
       hedges.frontIsHedge();
     } else if (request.retryable() && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
-      resetResponse();
+      response.reset();
       fw.observer.retry(pool.name(), "timeout");
       sendTry();
     } else {
@@ -706,10 +503,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private void idleTimedOut() {
     Endpoint e = current;
     if (e != null) { // with only hedges out, the per-try timeout covers them
-      giveUp(
-          "timeout",
-          504,
-          "member " + e.address() + " of pool " + pool.name() + " did not answer in time");
+      giveUp("timeout", 504, aboutMember(e, "did not answer in time"));
     }
   }
 
@@ -731,7 +525,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** A hedge has a complete answer's head first: the exchange goes on with it. */
   void hedgeAnswered(HedgeTry h) {
     hedges.remove(h);
-    if (finished || responseHeadDone) {
+    if (finished || response.headDone()) {
       hedges.cancel(h);
       return;
     }
@@ -739,7 +533,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (slow != null) {
       long nanos = endAttempt();
       request.dropConnection();
-      releaseResponseBytes();
+      response.dropPartialHead();
       pool.router().slowerThan(slow, nanos);
       // Its time so far is a sample too: without it the window would only see the answers that
       // came first, its percentile would sink and ever more requests would be hedged.
@@ -758,7 +552,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (!hedges.failed(h, label)) {
       return;
     }
-    if (finished || current != null || responseHeadDone) {
+    if (finished || current != null || response.headDone()) {
       return;
     }
     if (hedgesInFlight()) {
@@ -767,9 +561,9 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
     // It was the last try out.
     failureStatus = 502;
-    failureMessage = "member " + h.member.address() + " of pool " + pool.name() + " failed";
+    failureMessage = aboutMember(h.member, "failed");
     if (tries.shouldRetry(outcome)) {
-      resetResponse();
+      response.reset();
       fw.observer.retry(pool.name(), label);
       sendTry();
     } else {
@@ -824,7 +618,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     cancelTimer();
     request.dropConnection();
     finish(status);
-    boolean close = closeClientAfter || !request.ended();
+    boolean close = response.closeClient() || !request.ended();
     client.answer(status, message, pool.name(), close);
     client.responseDone(this, close);
   }
@@ -857,22 +651,8 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       queueSlot.leave();
     }
     request.release();
-    if (respIn != null) {
-      respIn.release();
-      respIn = null;
-    }
-    if (held != null) {
-      held.release();
-      held = null;
-    }
-    if (pendingHead != null) {
-      pendingHead.release();
-      pendingHead = null;
-    }
-    if (deferred != null) {
-      deferred.release();
-      deferred = null;
-    }
+    response.release();
+    out.release();
     if (tries.budgetDenials() > 0) {
       fw.observer.budgetExhausted(pool.name());
     }
@@ -893,6 +673,11 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   Endpoint member() {
     return current;
+  }
+
+  /** The start of what the client is told about a member's failure. */
+  private String aboutMember(Endpoint e, String what) {
+    return "member " + e.address() + " of pool " + pool.name() + " " + what;
   }
 
   private static final String[] STATUS_CLASS = {"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"};
