@@ -36,14 +36,12 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   private final Tries tries;
   private final long startNanos;
   final boolean upgrade;
-  private final boolean bodyless;
 
   private final RequestRelay request;
   private final ClientOutput out;
   private final ResponseRelay response;
 
-  Endpoint current;
-  private long attemptStart;
+  private final FrontTry front;
 
   private int status;
   private boolean finished;
@@ -77,7 +75,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.fw = fw;
     this.pool = pool;
     this.request = new RequestRelay(client, head, bodyless);
-    this.bodyless = bodyless;
+    this.front = new FrontTry(fw, pool);
     this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.startNanos = fw.clock.getAsLong();
     RequestPolicy rp = pool.requests();
@@ -119,9 +117,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   private void startTry(Endpoint e) {
-    current = e;
-    attemptStart = fw.clock.getAsLong();
-    deadlines.trySent(attemptStart);
+    deadlines.trySent(front.start(e));
     armTimer();
     open(e, new PrimaryConnect(e));
   }
@@ -156,7 +152,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
     @Override
     public void connected(H1Upstream c) {
-      if (finished || current != member || request.hasConnection()) {
+      if (finished || front.member() != member || request.hasConnection()) {
         c.release(); // given up meanwhile: nothing was written
         return;
       }
@@ -165,7 +161,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
     @Override
     public void failed(Throwable cause) {
-      if (!finished && current == member && !request.hasConnection()) {
+      if (!finished && front.member() == member && !request.hasConnection()) {
         Http1Exchange.this.failed(cause);
       }
     }
@@ -177,10 +173,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   private void failed(Throwable cause) {
-    long nanos = endAttempt();
-    Endpoint e = lastTried();
-    pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, "connect_failure", nanos);
+    Endpoint e = front.failed("connect_failure");
     failureStatus = 502;
     failureMessage = aboutMember(e, "is unreachable");
     if (hedgesInFlight()) {
@@ -236,11 +229,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (finished) {
       return;
     }
-    Endpoint e = current;
-    long nanos = endAttempt();
-    if (e != null) {
-      fw.observer.attempt(pool.name(), e, "aborted", nanos);
-    }
+    front.aborted();
     request.dropConnection();
     if (status > 0 && !out.wroteToClient()) {
       this.status = status;
@@ -259,7 +248,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       if (buf == null) {
         String bad = response.invalidHead();
         if (bad != null) {
-          memberBroke(aboutMember(current, "sent an invalid response: " + bad));
+          memberBroke(aboutMember(front.member(), "sent an invalid response: " + bad));
         }
         return;
       }
@@ -275,18 +264,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** The answer's head came: the try is counted, then the answer is held or begins. */
   private void responseHead() {
     status = response.status();
-    Endpoint e = current;
     long now = fw.clock.getAsLong();
-    long nanos = now - attemptStart;
     deadlines.headReceived(now);
     cancelHedges("lost");
-    pool.requests().latencies().record(nanos);
-    if (status >= 500) {
-      pool.router().failure(e, nanos);
-    } else {
-      pool.router().success(e, nanos);
-    }
-    fw.observer.attempt(pool.name(), e, STATUS_CLASS[status / 100], nanos);
+    front.answered(now, status);
     boolean hold =
         tries.wouldRetryAnswer(status) && pool.router().endpoints().size() > tries.tried().size();
     if (!hold) {
@@ -315,7 +296,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (read == ResponseRelay.BodyRead.ENDED) {
       responseEnded();
     } else if (read == ResponseRelay.BodyRead.MALFORMED) {
-      memberBroke("member " + current.address() + " sent a malformed chunked body");
+      memberBroke("member " + front.member().address() + " sent a malformed chunked body");
     }
   }
 
@@ -335,7 +316,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** The member's response is complete. */
   private void responseEnded() {
     response.flushHead();
-    endAttempt();
+    front.end();
     if (response.stopHolding()) {
       request.releaseConnection();
       if (!tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
@@ -394,17 +375,12 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
     if (response.started()) {
       // Part of the answer went out: it cannot be completed nor answered anew.
-      long nanos = endAttempt();
-      pool.router().failure(lastTried(), nanos);
-      fw.observer.attempt(pool.name(), lastTried(), "reset", nanos);
+      front.failed("reset");
       finish(status);
       client.brokenResponse();
       return;
     }
-    Endpoint e = current;
-    long nanos = endAttempt();
-    pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, "reset", nanos);
+    Endpoint e = front.failed("reset");
     failureStatus = 502;
     failureMessage = aboutMember(e, "closed the connection");
     if (response.stopHolding()) {
@@ -412,17 +388,24 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       return;
     }
     response.dropPartialHead();
+    tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+  }
+
+  /**
+   * The try in front is gone without an answer (the failure is set): the oldest hedge takes its
+   * place, another try goes out when the request can be sent again, else the client gets the
+   * failure.
+   */
+  private void tryLost(boolean retryable, Tries.Outcome outcome, String label) {
     if (hedgesInFlight()) {
       hedges.frontIsHedge();
-      return;
-    }
-    if (request.retryable() && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
+    } else if (retryable && tries.shouldRetry(outcome)) {
       response.reset();
-      fw.observer.retry(pool.name(), "reset");
+      fw.observer.retry(pool.name(), label);
       sendTry();
-      return;
+    } else {
+      answer(failureStatus, failureMessage);
     }
-    answer(502, failureMessage);
   }
 
   private void memberBroke(String why) {
@@ -434,13 +417,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
    * client gets {@code status} when no answer started, else its connection is broken.
    */
   private void giveUp(String outcome, int status, String message) {
-    Endpoint e = current;
-    long nanos = endAttempt();
-    request.dropConnection();
-    if (e != null) {
-      pool.router().failure(e, nanos);
-      fw.observer.attempt(pool.name(), e, outcome, nanos);
+    if (front.member() != null) {
+      front.failed(outcome);
     }
+    request.dropConnection();
     if (response.started()) {
       finish(this.status);
       client.brokenResponse();
@@ -476,32 +456,22 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** The try in front had no answer's head within the per-try timeout. */
   private void tryTimedOut(long now) {
     long ms = pool.requests().perTryNanos() / 1_000_000L;
-    Endpoint e = current;
-    if (e == null) {
+    Endpoint e;
+    if (front.member() == null) {
       // A hedge is in front (the first try is gone already): it is given up on.
       e = hedges.frontTimedOut(now);
     } else {
-      long nanos = endAttempt();
+      e = front.failed("timeout");
       request.dropConnection();
       response.dropPartialHead();
-      pool.router().failure(e, nanos);
-      fw.observer.attempt(pool.name(), e, "timeout", nanos);
     }
     failureStatus = 504;
     failureMessage = aboutMember(e, "did not answer within " + ms + " ms");
-    if (hedgesInFlight()) {
-      hedges.frontIsHedge();
-    } else if (request.retryable() && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
-      response.reset();
-      fw.observer.retry(pool.name(), "timeout");
-      sendTry();
-    } else {
-      answer(504, failureMessage);
-    }
+    tryLost(request.retryable(), Tries.Outcome.TRY_TIMEOUT, "timeout");
   }
 
   private void idleTimedOut() {
-    Endpoint e = current;
+    Endpoint e = front.member();
     if (e != null) { // with only hedges out, the per-try timeout covers them
       giveUp("timeout", 504, aboutMember(e, "did not answer in time"));
     }
@@ -529,20 +499,13 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       hedges.cancel(h);
       return;
     }
-    Endpoint slow = current;
-    if (slow != null) {
-      long nanos = endAttempt();
+    if (front.member() != null) {
+      front.lostToHedge();
       request.dropConnection();
       response.dropPartialHead();
-      pool.router().slowerThan(slow, nanos);
-      // Its time so far is a sample too: without it the window would only see the answers that
-      // came first, its percentile would sink and ever more requests would be hedged.
-      pool.requests().latencies().record(nanos);
-      fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
     }
     fw.observer.hedge(pool.name(), "won");
-    current = h.member;
-    attemptStart = h.sentAt;
+    front.adopt(h.member, h.sentAt);
     request.adopt(h.adopt(this));
     memberBytes(h.takeReceived());
   }
@@ -552,7 +515,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (!hedges.failed(h, label)) {
       return;
     }
-    if (finished || current != null || response.headDone()) {
+    if (finished || front.member() != null || response.headDone()) {
       return;
     }
     if (hedgesInFlight()) {
@@ -562,13 +525,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     // It was the last try out.
     failureStatus = 502;
     failureMessage = aboutMember(h.member, "failed");
-    if (tries.shouldRetry(outcome)) {
-      response.reset();
-      fw.observer.retry(pool.name(), label);
-      sendTry();
-    } else {
-      answer(502, failureMessage);
-    }
+    tryLost(true, outcome, label);
   }
 
   private void cancelHedges(String outcome) {
@@ -623,23 +580,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     client.responseDone(this, close);
   }
 
-  private long endAttempt() {
-    Endpoint e = current;
-    if (e == null) {
-      return 0;
-    }
-    pool.requests().released(e);
-    current = null;
-    lastTried = e;
-    return fw.clock.getAsLong() - attemptStart;
-  }
-
-  private Endpoint lastTried;
-
-  private Endpoint lastTried() {
-    return current != null ? current : lastTried;
-  }
-
   private void finish(int status) {
     if (finished) {
       return;
@@ -672,15 +612,13 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   }
 
   Endpoint member() {
-    return current;
+    return front.member();
   }
 
   /** The start of what the client is told about a member's failure. */
   private String aboutMember(Endpoint e, String what) {
     return "member " + e.address() + " of pool " + pool.name() + " " + what;
   }
-
-  private static final String[] STATUS_CLASS = {"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"};
 
   static ByteBuf empty() {
     return Unpooled.EMPTY_BUFFER;
