@@ -83,6 +83,11 @@ final class FrontTry {
     }
   }
 
+  /** What the client is told about {@code e}: "member ADDRESS of pool NAME {@code what}". */
+  String about(Endpoint e, String what) {
+    return "member " + e.address() + " of pool " + pool.name() + " " + what;
+  }
+
   /** A hedge answered first: the try in front, if any, ends as the slower one. */
   void lostToHedge() {
     Endpoint slow = member;

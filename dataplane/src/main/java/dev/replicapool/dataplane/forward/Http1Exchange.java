@@ -1,61 +1,49 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
-import dev.replicapool.dataplane.policy.AdmissionQueue;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
-import dev.replicapool.dataplane.upstream.MemberConnections;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
- * One HTTP/1.x request of a client connection on its way to a member and back, every try of it:
- * picks the member, takes a kept-alive connection to it (or opens one), writes the head the proxy
- * prepared and passes the body through, then reads the member's response head once and passes its
- * body through as bytes. Retries and hedges follow {@link Tries}, the timeouts {@link Deadlines}
- * (one timer per exchange), a pool's in-flight limit its {@link AdmissionQueue}. Touched on the
- * client's event loop only (the member connections are on the same loop).
+ * One HTTP/1.x request of a client connection on its way to a member and back, every try of it.
+ * {@link Http1Connection} creates it per request, hands it the body and ends it when the client
+ * goes; the member connection of the try in front hands it what the member sends. It decides what
+ * the member's answer means (held for a retry, passed on, complete, broken) and how the request
+ * ends; the rest lives apart, each in its own room:
  *
- * <p>Why one class of this size for both directions and every try: the decisions of one direction
- * depend on the other (a response before the body ended, a reset before any answer) and on the
- * other tries (a hedge that answers first takes the place of the try in front), and keeping them in
- * one place keeps "why was this retried" to one answer. What can live apart does: the byte handling
- * in {@code wire}, every decision in {@code policy} (Tries, Deadlines, the budget), the connection
- * to a member in {@link MemberLinks}, a hedge's own connection in {@link HedgeTry}, the timer in
- * {@link DeadlineTimer}, the queue place in {@link QueueSlot}.
+ * <ul>
+ *   <li>{@link TryRunner}: the tries (member, connection, retries, hedges, timeouts, the queue);
+ *   <li>{@link RequestRelay}: the head and body on their way to the member, and its connection;
+ *   <li>{@link ResponseRelay}: the answer's bytes (head once, framed body, held answer), which go
+ *       out through {@link ClientOutput} (kept back while the client still sends);
+ *   <li>{@link FrontTry}: the try in front and how its end is counted.
+ * </ul>
+ *
+ * <p>Touched on the client's event loop only (the member connections are on the same loop).
  */
-final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
+final class Http1Exchange implements H1Upstream.User {
   private final Http1Connection client;
   private final Forwarding fw;
-  final PoolRuntime pool;
-  private final Tries tries;
+  private final PoolRuntime pool;
   private final long startNanos;
-  final boolean upgrade;
-
+  private final boolean upgrade;
+  private final Deadlines deadlines;
+  private final FrontTry front;
   private final RequestRelay request;
   private final ClientOutput out;
   private final ResponseRelay response;
-
-  private final FrontTry front;
+  private final TryRunner runner;
 
   private int status;
   private boolean finished;
-  private final Deadlines deadlines;
-  private final DeadlineTimer timer;
-
-  /** Null when the request is not hedged. */
-  private Hedges hedges;
-
-  /** Its place in the pool's queue while every member is full; null otherwise. */
-  private QueueSlot queueSlot;
-
-  private String failureMessage;
-  private int failureStatus = 502;
+  private boolean releaseDeferredLater;
 
   Http1Exchange(
       Http1Connection client,
@@ -74,118 +62,27 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.client = client;
     this.fw = fw;
     this.pool = pool;
+    this.upgrade = upgrade;
     this.request = new RequestRelay(client, head, bodyless);
     this.front = new FrontTry(fw, pool);
-    this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
+    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.startNanos = fw.clock.getAsLong();
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
-    this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, this::due);
-    if (!upgrade && hedgeMethod != null && tries.hedgeable(hedgeMethod)) {
-      hedges = new Hedges(fw, pool, tries, deadlines);
-      deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
-    }
-    this.upgrade = upgrade;
     this.out = new ClientOutput(client, request);
     this.response =
         new ResponseRelay(
             client, request, out, resp, headRequest, sentContinue, closeAfter, hashKey.setCookie());
+    this.runner = new TryRunner(this, client, fw, pool, tries, deadlines, front, request, response);
+    if (!upgrade && hedgeMethod != null) {
+      runner.hedgeIfCovered(hedgeMethod);
+    }
   }
 
-  // ---- request side --------------------------------------------------------------------------
+  // ---- what the client connection hands over ------------------------------------------------
 
   void start() {
-    timer.arm(); // the request's own deadline runs while it waits in the queue too
-    AdmissionQueue q = pool.requests().queue();
-    if (q != null && q.busy()) {
-      // Others wait for a slot already: this request queues behind them.
-      if (!waitForSlot()) {
-        answer(503, QueueSlot.fullMessage(pool));
-      }
-      return;
-    }
-    sendTry();
-  }
-
-  private void sendTry() {
-    Endpoint e = tries.next(pool.router());
-    if (e == null) {
-      noMemberForTry();
-      return;
-    }
-    startTry(e);
-  }
-
-  private void startTry(Endpoint e) {
-    deadlines.trySent(front.start(e));
-    armTimer();
-    open(e, new PrimaryConnect(e));
-  }
-
-  private void noMemberForTry() {
-    boolean full = tries.noMember() == Tries.NoMember.ALL_FULL;
-    if (full && tries.tried().isEmpty()) {
-      if (waitForSlot()) {
-        return;
-      }
-      answer(503, QueueSlot.fullMessage(pool));
-    } else if (response.hasHeld()) {
-      sendHeld();
-    } else if (tries.tried().isEmpty()) {
-      answer(503, "no routable member in pool " + pool.name());
-    } else {
-      answer(failureStatus, failureMessage);
-    }
-  }
-
-  private void open(Endpoint e, MemberConnections.ConnectListener l) {
-    MemberLinks.open(fw, client.eventLoop(), pool, e, l);
-  }
-
-  /** The connection of the try in front; one that comes after its try was given up is not used. */
-  private final class PrimaryConnect implements MemberConnections.ConnectListener {
-    private final Endpoint member;
-
-    PrimaryConnect(Endpoint member) {
-      this.member = member;
-    }
-
-    @Override
-    public void connected(H1Upstream c) {
-      if (finished || front.member() != member || request.hasConnection()) {
-        c.release(); // given up meanwhile: nothing was written
-        return;
-      }
-      Http1Exchange.this.connected(c);
-    }
-
-    @Override
-    public void failed(Throwable cause) {
-      if (!finished && front.member() == member && !request.hasConnection()) {
-        Http1Exchange.this.failed(cause);
-      }
-    }
-  }
-
-  private void connected(H1Upstream c) {
-    deadlines.activity(fw.clock.getAsLong());
-    request.connected(c, this);
-  }
-
-  private void failed(Throwable cause) {
-    Endpoint e = front.failed("connect_failure");
-    failureStatus = 502;
-    failureMessage = aboutMember(e, "is unreachable");
-    if (hedgesInFlight()) {
-      hedges.frontIsHedge();
-    } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
-      fw.observer.retry(pool.name(), "connect_failure");
-      sendTry();
-    } else if (response.hasHeld()) {
-      sendHeld();
-    } else {
-      answer(502, failureMessage);
-    }
+    runner.start();
   }
 
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
@@ -206,8 +103,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     request.body(bytes);
   }
 
-  private boolean releaseDeferredLater;
-
+  /** The end of a read from the client. */
   void flushUpstream() {
     if (releaseDeferredLater) {
       releaseDeferredLater = false;
@@ -238,7 +134,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     finish(status > 0 ? status : 499);
   }
 
-  // ---- response side -------------------------------------------------------------------------
+  // ---- what the member sends -----------------------------------------------------------------
 
   @Override
   public void memberBytes(ByteBuf buf) {
@@ -248,7 +144,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       if (buf == null) {
         String bad = response.invalidHead();
         if (bad != null) {
-          memberBroke(aboutMember(front.member(), "sent an invalid response: " + bad));
+          memberBroke(front.about(front.member(), "sent an invalid response: " + bad));
         }
         return;
       }
@@ -264,12 +160,7 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** The answer's head came: the try is counted, then the answer is held or begins. */
   private void responseHead() {
     status = response.status();
-    long now = fw.clock.getAsLong();
-    deadlines.headReceived(now);
-    cancelHedges("lost");
-    front.answered(now, status);
-    boolean hold =
-        tries.wouldRetryAnswer(status) && pool.router().endpoints().size() > tries.tried().size();
+    boolean hold = runner.answerHead(status);
     if (!hold) {
       request.dropHead();
     }
@@ -300,13 +191,6 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
   }
 
-  /** The client's body is complete: the answer kept back meanwhile goes out. */
-  private void releaseDeferred() {
-    if (out.releaseDeferred()) {
-      ended();
-    }
-  }
-
   @Override
   public void memberReadComplete() {
     response.flushHead();
@@ -319,45 +203,15 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     front.end();
     if (response.stopHolding()) {
       request.releaseConnection();
-      if (!tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
-        sendHeld(); // the budget is spent: the member's answer goes out as it came
-        return;
-      }
-      fw.observer.retry(pool.name(), "status_" + status);
-      response.reset();
-      // the held answer goes out if no other member can take the request
-      sendTryAgain();
+      runner.heldAnswerEnded(status);
       return;
     }
     request.releaseConnection();
-    cancelTimer();
+    runner.stopTimer();
     if (out.completeNow()) {
       client.flush();
       ended();
     }
-  }
-
-  /** The answer went out whole: the client connection goes on with its next request. */
-  private void ended() {
-    finish(status);
-    client.responseDone(this, response.closeClient());
-  }
-
-  private void sendTryAgain() {
-    if (!request.headKept()) {
-      sendHeld();
-      return;
-    }
-    sendTry();
-  }
-
-  private void sendHeld() {
-    if (!response.sendHeld()) {
-      answer(failureStatus, failureMessage);
-      return;
-    }
-    cancelTimer();
-    ended();
   }
 
   @Override
@@ -380,43 +234,20 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       client.brokenResponse();
       return;
     }
-    Endpoint e = front.failed("reset");
-    failureStatus = 502;
-    failureMessage = aboutMember(e, "closed the connection");
-    if (response.stopHolding()) {
-      sendHeld();
-      return;
-    }
-    response.dropPartialHead();
-    tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
-  }
-
-  /**
-   * The try in front is gone without an answer (the failure is set): the oldest hedge takes its
-   * place, another try goes out when the request can be sent again, else the client gets the
-   * failure.
-   */
-  private void tryLost(boolean retryable, Tries.Outcome outcome, String label) {
-    if (hedgesInFlight()) {
-      hedges.frontIsHedge();
-    } else if (retryable && tries.shouldRetry(outcome)) {
-      response.reset();
-      fw.observer.retry(pool.name(), label);
-      sendTry();
-    } else {
-      answer(failureStatus, failureMessage);
-    }
+    runner.closedBeforeAnswer();
   }
 
   private void memberBroke(String why) {
     giveUp("reset", 502, why);
   }
 
+  // ---- endings -------------------------------------------------------------------------------
+
   /**
    * The try in front failed for good (a broken answer, a timeout): counted against its member; the
    * client gets {@code status} when no answer started, else its connection is broken.
    */
-  private void giveUp(String outcome, int status, String message) {
+  void giveUp(String outcome, int status, String message) {
     if (front.member() != null) {
       front.failed(outcome);
     }
@@ -429,150 +260,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
   }
 
-  // ---- timeouts ------------------------------------------------------------------------------
-
-  private void armTimer() {
-    timer.arm();
-  }
-
-  private void due(Deadlines.Due due) {
-    switch (due) {
-      case REQUEST -> requestTimedOut();
-      case TRY -> tryTimedOut(fw.clock.getAsLong());
-      case IDLE -> idleTimedOut();
-      case HEDGE -> hedges.send(this, client.eventLoop(), fw.clock.getAsLong());
-      case NONE -> {}
-    }
-  }
-
-  private void requestTimedOut() {
-    long ms = pool.requests().requestNanos() / 1_000_000L;
-    giveUp(
-        "timeout",
-        504,
-        "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
-  }
-
-  /** The try in front had no answer's head within the per-try timeout. */
-  private void tryTimedOut(long now) {
-    long ms = pool.requests().perTryNanos() / 1_000_000L;
-    Endpoint e;
-    if (front.member() == null) {
-      // A hedge is in front (the first try is gone already): it is given up on.
-      e = hedges.frontTimedOut(now);
-    } else {
-      e = front.failed("timeout");
-      request.dropConnection();
-      response.dropPartialHead();
-    }
-    failureStatus = 504;
-    failureMessage = aboutMember(e, "did not answer within " + ms + " ms");
-    tryLost(request.retryable(), Tries.Outcome.TRY_TIMEOUT, "timeout");
-  }
-
-  private void idleTimedOut() {
-    Endpoint e = front.member();
-    if (e != null) { // with only hedges out, the per-try timeout covers them
-      giveUp("timeout", 504, aboutMember(e, "did not answer in time"));
-    }
-  }
-
-  private void cancelTimer() {
-    timer.stop();
-  }
-
-  // ---- hedges --------------------------------------------------------------------------------
-
-  /** The head a hedge sends: the same bytes as the first try's. */
-  ByteBuf headForHedge() {
-    return request.headForHedge();
-  }
-
-  private boolean hedgesInFlight() {
-    return hedges != null && hedges.any();
-  }
-
-  /** A hedge has a complete answer's head first: the exchange goes on with it. */
-  void hedgeAnswered(HedgeTry h) {
-    hedges.remove(h);
-    if (finished || response.headDone()) {
-      hedges.cancel(h);
-      return;
-    }
-    if (front.member() != null) {
-      front.lostToHedge();
-      request.dropConnection();
-      response.dropPartialHead();
-    }
-    fw.observer.hedge(pool.name(), "won");
-    front.adopt(h.member, h.sentAt);
-    request.adopt(h.adopt(this));
-    memberBytes(h.takeReceived());
-  }
-
-  /** A hedge's connection failed or broke before any answer. */
-  void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
-    if (!hedges.failed(h, label)) {
-      return;
-    }
-    if (finished || front.member() != null || response.headDone()) {
-      return;
-    }
-    if (hedgesInFlight()) {
-      hedges.frontIsHedge();
-      return;
-    }
-    // It was the last try out.
-    failureStatus = 502;
-    failureMessage = aboutMember(h.member, "failed");
-    tryLost(true, outcome, label);
-  }
-
-  private void cancelHedges(String outcome) {
-    if (hedges != null) {
-      hedges.cancelAll(outcome);
-    }
-  }
-
-  // ---- the in-flight limit ----------------------------------------------------------------------
-
-  private boolean waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), this);
-    return queueSlot.enter();
-  }
-
-  @Override
-  public boolean gone() {
-    return finished;
-  }
-
-  @Override
-  public Tries tries() {
-    return tries;
-  }
-
-  @Override
-  public void admitted(Endpoint e) {
-    queueSlot = null;
-    if (e == null) {
-      noMemberForTry();
-    } else {
-      startTry(e);
-    }
-  }
-
-  @Override
-  public void queueTimedOut(String message) {
-    if (!finished) {
-      answer(503, message);
-    }
-  }
-
-  // ---- endings -------------------------------------------------------------------------------
-
-  private void answer(int status, String message) {
+  /** The proxy answers the client itself ({@code status}, {@code message}). */
+  void answer(int status, String message) {
     this.status = status;
-    cancelTimer();
+    runner.stopTimer();
     request.dropConnection();
     finish(status);
     boolean close = response.closeClient() || !request.ended();
@@ -580,22 +271,28 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     client.responseDone(this, close);
   }
 
+  /** The answer went out whole: the client connection goes on with its next request. */
+  void ended() {
+    finish(status);
+    client.responseDone(this, response.closeClient());
+  }
+
+  /** The client's body is complete: the answer kept back meanwhile goes out. */
+  private void releaseDeferred() {
+    if (out.releaseDeferred()) {
+      ended();
+    }
+  }
+
   private void finish(int status) {
     if (finished) {
       return;
     }
     finished = true;
-    cancelTimer();
-    cancelHedges("lost");
-    if (queueSlot != null) {
-      queueSlot.leave();
-    }
+    runner.finish();
     request.release();
     response.release();
     out.release();
-    if (tries.budgetDenials() > 0) {
-      fw.observer.budgetExhausted(pool.name());
-    }
     fw.observer.response(pool.name(), status, fw.clock.getAsLong() - startNanos);
   }
 
@@ -606,18 +303,13 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
   /** Hands the member connection over to a tunnel (101 Switching Protocols). */
   H1Upstream takeUpstreamForTunnel() {
     H1Upstream u = request.takeConnection();
-    cancelTimer();
+    runner.stopTimer();
     finish(101);
     return u;
   }
 
   Endpoint member() {
     return front.member();
-  }
-
-  /** The start of what the client is told about a member's failure. */
-  private String aboutMember(Endpoint e, String what) {
-    return "member " + e.address() + " of pool " + pool.name() + " " + what;
   }
 
   static ByteBuf empty() {
