@@ -9,9 +9,9 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * A hedge of a bodyless HTTP/1.x request: the same head sent to another member while the first try
- * waits. It only collects what its member sends until an answer's head is complete; then the
- * exchange either adopts it (its connection and the bytes so far, parsed as the exchange parses any
- * answer) or cancels it. Touched on the client's event loop only.
+ * waits. It only collects what its member sends until an answer's head is complete; then its {@link
+ * Hedges} either hands it to the exchange (its connection and the bytes so far, parsed as the
+ * exchange parses any answer) or cancels it. Touched on the client's event loop only.
  */
 final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListener {
   private static final int MAX_HEAD = 64 * 1024;

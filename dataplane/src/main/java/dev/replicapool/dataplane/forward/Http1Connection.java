@@ -18,16 +18,17 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP/1.x side of one client connection: reads request heads (parsed once by {@link
- * RequestHead}, which decides what a malformed one gets), routes each to its pool, and runs one
- * {@link Http1Exchange} at a time; pipelined requests wait their turn in the read buffer. Bounds
- * how long a request head may take (slowloris) from the moment the connection is accepted, and
- * after each response. With h2c on, a connection that opens with the HTTP/2 preface is handed to
- * the HTTP/2 side instead.
+ * The HTTP/1.x side of one client connection: reads request heads ({@link RequestHeadReader}),
+ * routes each to its pool ({@link Http1Routing}), passes its body on as {@link RequestBodyFraming}
+ * frames it, and runs one {@link Http1Exchange} at a time; pipelined requests wait their turn in
+ * the read buffer. Bounds how long a request head may take (slowloris) from the moment the
+ * connection is accepted, and after each response ({@link HeaderTimer}). With h2c on, a connection
+ * that opens with the HTTP/2 preface is handed to the HTTP/2 side instead.
  *
- * <p>One instance per connection, touched on its event loop only. Why one class of this size: it is
- * the state machine of one connection (head, body, pipelined bytes, tunnel, timers, drain), and
- * each of its transitions reads the others' state; the byte work is in the wire package.
+ * <p>One instance per connection, touched on its event loop only. Why it is over 300 lines: it is
+ * the state machine of one connection (head, body, pipelined bytes, tunnel, drain, half-close), and
+ * each transition reads and sets the others' state; split in two, each half would have to reach
+ * into the other's fields. What needs none of that state lives in the classes above.
  */
 public final class Http1Connection extends ChannelInboundHandlerAdapter {
   /** What the listener decides per connection. */
