@@ -13,10 +13,10 @@ import io.netty.buffer.Unpooled;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it.
- * {@link Http1Connection} creates it per request, hands it the body and ends it when the client
- * goes; the member connection of the try in front hands it what the member sends. It decides what
- * the member's answer means (held for a retry, passed on, complete, broken) and how the request
- * ends; the rest lives apart, each in its own room:
+ * {@link Http1Connection} starts one per request (made by {@link Http1Routing}), hands it the body
+ * and ends it when the client goes; the member connection of the try in front hands it what the
+ * member sends. It decides what the member's answer means (held for a retry, passed on, complete,
+ * broken) and how the request ends; the rest lives apart, each in its own room:
  *
  * <ul>
  *   <li>{@link TryRunner}: the tries (member, connection, retries, hedges, timeouts, the queue);
