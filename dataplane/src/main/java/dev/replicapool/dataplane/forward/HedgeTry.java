@@ -9,22 +9,22 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * A hedge of a bodyless HTTP/1.x request: the same head sent to another member while the first try
- * waits. It only collects what its member sends until an answer's head is complete; then the
- * exchange either adopts it (its connection and the bytes so far, parsed as the exchange parses any
- * answer) or cancels it. Touched on the client's event loop only.
+ * waits. It only collects what its member sends until an answer's head is complete; then its {@link
+ * Hedges} either hands it to the exchange (its connection and the bytes so far, parsed as the
+ * exchange parses any answer) or cancels it. Touched on the client's event loop only.
  */
 final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListener {
   private static final int MAX_HEAD = 64 * 1024;
 
-  private final Http1Exchange exchange;
+  private final Hedges hedges;
   final Endpoint member;
   final long sentAt;
   private H1Upstream upstream;
   private ByteBuf received;
   private boolean done;
 
-  HedgeTry(Http1Exchange exchange, Endpoint member, long sentAt) {
-    this.exchange = exchange;
+  HedgeTry(Hedges hedges, Endpoint member, long sentAt) {
+    this.hedges = hedges;
     this.member = member;
     this.sentAt = sentAt;
   }
@@ -37,14 +37,14 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
     }
     upstream = c;
     c.attach(this);
-    c.channel().writeAndFlush(exchange.headForHedge(), c.channel().voidPromise());
+    c.channel().writeAndFlush(hedges.head(), c.channel().voidPromise());
   }
 
   @Override
   public void failed(Throwable cause) {
     if (!done) {
       done = true;
-      exchange.hedgeFailed(this, Tries.Outcome.CONNECT_FAILURE, "connect_failure");
+      hedges.failed(this, Tries.Outcome.CONNECT_FAILURE, "connect_failure");
     }
   }
 
@@ -66,7 +66,7 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
     }
     int len = HeadScanner.headLength(received, MAX_HEAD, MAX_HEAD);
     if (len != 0) {
-      exchange.hedgeAnswered(this); // a complete head, or one too large: the exchange decides
+      hedges.answered(this); // a complete head, or one too large: the exchange decides
     }
   }
 
@@ -75,7 +75,7 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
     upstream = null;
     if (!done) {
       done = true;
-      exchange.hedgeFailed(this, Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+      hedges.failed(this, Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
     }
   }
 

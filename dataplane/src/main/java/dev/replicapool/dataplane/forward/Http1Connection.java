@@ -2,9 +2,6 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.route.Routes;
-import dev.replicapool.dataplane.routing.HashKey;
-import dev.replicapool.dataplane.wire.ChunkedFramer;
-import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.LocalAnswer;
 import dev.replicapool.dataplane.wire.RequestHead;
 import dev.replicapool.dataplane.wire.ResponseHead;
@@ -21,16 +18,17 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The HTTP/1.x side of one client connection: reads request heads (parsed once by {@link
- * RequestHead}, which decides what a malformed one gets), routes each to its pool, and runs one
- * {@link Http1Exchange} at a time; pipelined requests wait their turn in the read buffer. Bounds
- * how long a request head may take (slowloris) from the moment the connection is accepted, and
- * after each response. With h2c on, a connection that opens with the HTTP/2 preface is handed to
- * the HTTP/2 side instead.
+ * The HTTP/1.x side of one client connection: reads request heads ({@link RequestHeadReader}),
+ * routes each to its pool ({@link Http1Routing}), passes its body on as {@link RequestBodyFraming}
+ * frames it, and runs one {@link Http1Exchange} at a time; pipelined requests wait their turn in
+ * the read buffer. Bounds how long a request head may take (slowloris) from the moment the
+ * connection is accepted, and after each response ({@link HeaderTimer}). With h2c on, a connection
+ * that opens with the HTTP/2 preface is handed to the HTTP/2 side instead.
  *
- * <p>One instance per connection, touched on its event loop only. Why one class of this size: it is
- * the state machine of one connection (head, body, pipelined bytes, tunnel, timers, drain), and
- * each of its transitions reads the others' state; the byte work is in the wire package.
+ * <p>One instance per connection, touched on its event loop only. Why it is over 300 lines: it is
+ * the state machine of one connection (head, body, pipelined bytes, tunnel, drain, half-close), and
+ * each transition reads and sets the others' state; split in two, each half would have to reach
+ * into the other's fields. What needs none of that state lives in the classes above.
  */
 public final class Http1Connection extends ChannelInboundHandlerAdapter {
   /** What the listener decides per connection. */
@@ -42,37 +40,31 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     void switchToH2(ChannelHandlerContext ctx, ByteBuf received);
   }
 
-  private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes();
-  private static final byte[] HTTP = "http".getBytes();
-  private static final byte[] HTTPS = "https".getBytes();
-
   private final Forwarding fw;
   private final Setup setup;
   private ChannelHandlerContext ctx;
   private ByteBuf in;
   private final RequestHead head = new RequestHead();
   private final ResponseHead resp = new ResponseHead();
-  private final ChunkedFramer chunks = new ChunkedFramer();
+  private final RequestHeadReader headReader;
+  private final RequestBodyFraming bodyFraming;
+  private HeaderTimer headerTimer;
   private Http1Exchange ex;
   private boolean readingBody;
-  private long bodyLeft;
-  private boolean chunked;
-  private long bodySeen;
   private boolean discarding;
   private boolean closing;
   private boolean tunnel;
   private Tunnels.Tunnel openTunnel;
   private String clientAddress;
   private boolean detecting;
-  private boolean firstHead = true;
-  private long headerDeadline;
-  private boolean timerPending;
   private boolean readPaused;
 
   public Http1Connection(Forwarding fw, Setup setup) {
     this.fw = fw;
     this.setup = setup;
     this.detecting = setup.h2cPreface();
+    this.headReader = new RequestHeadReader(fw.settings, head, setup.h2cPreface());
+    this.bodyFraming = new RequestBodyFraming(fw.settings.maxBodyBytes());
   }
 
   @Override
@@ -81,6 +73,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
       clientAddress = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
     }
+    headerTimer = new HeaderTimer(ctx, this);
     armHeaderTimer(fw.settings.requestHeaderTimeoutMillis());
   }
 
@@ -154,14 +147,12 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   /** With h2c on: is this the HTTP/2 preface? False while it cannot tell yet or it switched. */
   private boolean detect() {
-    int n = Math.min(in.readableBytes(), PREFACE.length);
-    for (int i = 0; i < n; i++) {
-      if (in.getByte(in.readerIndex() + i) != PREFACE[i]) {
-        detecting = false;
-        return true;
-      }
+    int preface = RequestHeadReader.preface(in);
+    if (preface < 0) {
+      detecting = false;
+      return true;
     }
-    if (n < PREFACE.length) {
+    if (preface == 0) {
       return false;
     }
     detecting = false;
@@ -173,71 +164,13 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     return false;
   }
 
-  /** Does the first line of what is buffered end like an HTTP/1.x request line, " HTTP/d.d"? */
-  private static boolean http1RequestLine(ByteBuf buf) {
-    int eol = buf.indexOf(buf.readerIndex(), buf.writerIndex(), (byte) '\n');
-    int end = eol > buf.readerIndex() && buf.getByte(eol - 1) == '\r' ? eol - 1 : eol;
-    int v = end - 8;
-    if (eol < 0 || v <= buf.readerIndex() || buf.getByte(v - 1) != ' ') {
-      return false;
-    }
-    for (int i = 0; i < 5; i++) {
-      if (buf.getByte(v + i) != "HTTP/".charAt(i)) {
-        return false;
-      }
-    }
-    return buf.getByte(v + 6) == '.';
-  }
-
-  /** Whether the first buffered line has at least two spaces, as a request line has. */
-  private static boolean threeParts(ByteBuf buf) {
-    int eol = buf.indexOf(buf.readerIndex(), buf.writerIndex(), (byte) '\n');
-    int spaces = 0;
-    for (int i = buf.readerIndex(); i < (eol < 0 ? buf.writerIndex() : eol); i++) {
-      if (buf.getByte(i) == ' ') {
-        spaces++;
-      }
-    }
-    return spaces >= 2;
-  }
-
   /** Parses and starts the next request; false when more bytes are needed or it was refused. */
   private boolean startRequest() {
-    int skip = 0;
-    while (skip < in.readableBytes()) {
-      byte b = in.getByte(in.readerIndex() + skip);
-      if (b != '\r' && b != '\n') {
-        break;
-      }
-      skip++; // empty lines before a request line are ignored (RFC 9112 2.2)
-    }
-    in.skipBytes(skip);
-    if (!in.isReadable()) {
+    int len = headReader.read(in);
+    if (len == RequestHeadReader.INCOMPLETE) {
       return false;
     }
-    int len =
-        HeadScanner.headLength(in, fw.settings.maxInitialLineLength(), fw.settings.maxHeaderSize());
-    if (len == HeadScanner.INCOMPLETE) {
-      return false;
-    }
-    if (len == HeadScanner.LINE_TOO_LONG) {
-      refuse(
-          new WireError(
-              414, "request line exceeds " + fw.settings.maxInitialLineLength() + " bytes"));
-      return false;
-    }
-    if (len == HeadScanner.HEADERS_TOO_LARGE) {
-      refuse(
-          new WireError(431, "request header exceeds " + fw.settings.maxHeaderSize() + " bytes"));
-      return false;
-    }
-    WireError bad = head.parse(in, len);
-    boolean first = firstHead;
-    firstHead = false;
-    if (bad != null && first && setup.h2cPreface() && !http1RequestLine(in) && threeParts(in)) {
-      // Three words that are neither the HTTP/2 preface nor an HTTP/1.x request line: an invalid
-      // connection preface, which ends the connection without an answer (RFC 9113 3.4). Shorter
-      // lines (an HTTP/0.9 request, say) still get their 400.
+    if (len == RequestHeadReader.NOT_HTTP) {
       closing = true;
       cancelHeaderTimer();
       in.release();
@@ -245,30 +178,19 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       ctx.close();
       return false;
     }
-    if (bad != null) {
-      refuse(bad);
+    if (len == RequestHeadReader.REFUSED) {
+      refuse(headReader.error());
       return false;
     }
-    in.skipBytes(len);
     cancelHeaderTimer();
-    if (head.framing() == RequestHead.Framing.LENGTH
-        && head.contentLength() > fw.settings.maxBodyBytes()) {
-      refuse(new WireError(413, "request body exceeds " + fw.settings.maxBodyBytes() + " bytes"));
-      return false;
-    }
     route();
     return true;
   }
 
   private void route() {
-    boolean looped = head.viaContains(fw.viaBytes);
-    Routes.Route r =
-        Routes.find(fw.table.get(), setup.dedicatedPool(), head.host(), looped, fw.viaName);
+    Routes.Route r = Http1Routing.route(fw, setup.dedicatedPool(), head);
     PoolRuntime pool = r.pool();
     closeAfterThis = head.closeAfter();
-    if (r.message() == null && pool.websocketOnly() && !head.upgrade()) {
-      r = new Routes.Route(pool, 426, "pool " + pool.name() + " takes WebSocket upgrades only");
-    }
     boolean sentContinue = false;
     if (r.message() == null && head.expectContinue() && !head.bodyless()) {
       ctx.write(ctx.alloc().buffer(LocalAnswer.CONTINUE.length).writeBytes(LocalAnswer.CONTINUE));
@@ -280,77 +202,35 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       localAnswer(r.status(), r.message(), pool == null ? "none" : pool.name());
       return;
     }
-    ByteBuf up = ctx.alloc().buffer(head.length() + 160);
-    head.writeUpstream(
-        up,
-        clientAddress,
-        setup.tls() ? HTTPS : HTTP,
-        setup.overH2() ? fw.via2 : head.http10() ? fw.via10 : fw.via11,
-        null);
     ex =
-        new Http1Exchange(
-            this,
-            fw,
-            pool,
-            up,
-            head.method().idempotent,
-            head.bodyless(),
-            head.method() == RequestHead.Method.HEAD,
-            pool.requests().hedging() == null ? null : hedgeMethod(head),
-            head.upgrade(),
-            closeAfterThis,
-            sentContinue,
-            resp,
-            hashKey(pool));
+        Http1Routing.exchange(
+            this, fw, setup, pool, head, resp, clientAddress, closeAfterThis, sentContinue);
     ex.start();
-  }
-
-  private static String hedgeMethod(RequestHead head) {
-    RequestHead.Method m = head.method();
-    return m == RequestHead.Method.OTHER ? head.methodName() : m.name();
   }
 
   private boolean closeAfterThis;
 
-  private HashKey.Key hashKey(PoolRuntime pool) {
-    HashKey k = pool.router().hashKey();
-    return k == null ? HashKey.Key.NONE : k.of(head::header, clientAddress);
-  }
-
   private void beginBody() {
     readingBody = !head.bodyless();
-    chunked = head.framing() == RequestHead.Framing.CHUNKED;
-    bodyLeft = head.contentLength();
-    bodySeen = 0;
     discarding = false;
-    chunks.reset();
+    bodyFraming.begin(head);
   }
 
   /** Body bytes of the current request; what follows its end stays buffered for the next one. */
   private void body(ByteBuf buf) {
     int readable = buf.readableBytes();
-    int take;
-    boolean last;
-    if (chunked) {
-      int end = chunks.feed(buf, buf.readerIndex(), buf.writerIndex(), null);
-      if (end == ChunkedFramer.MALFORMED) {
-        buf.release();
-        clientBodyFailed(400, "malformed request body");
-        return;
-      }
-      if (chunks.payload() > fw.settings.maxBodyBytes()) {
-        buf.release();
-        clientBodyFailed(413, "request body exceeds " + fw.settings.maxBodyBytes() + " bytes");
-        return;
-      }
-      last = end != ChunkedFramer.MORE;
-      take = last ? end - buf.readerIndex() : readable;
-    } else {
-      take = (int) Math.min(bodyLeft, readable);
-      bodyLeft -= take;
-      last = bodyLeft == 0;
+    int take = bodyFraming.take(buf);
+    if (take == RequestBodyFraming.MALFORMED) {
+      buf.release();
+      clientBodyFailed(400, "malformed request body");
+      return;
     }
-    bodySeen += take;
+    if (take == RequestBodyFraming.TOO_LARGE) {
+      buf.release();
+      clientBodyFailed(413, "request body exceeds " + fw.settings.maxBodyBytes() + " bytes");
+      return;
+    }
+    boolean last = bodyFraming.last();
     ByteBuf part = take == readable ? buf : buf.readRetainedSlice(take);
     if (ex != null && !discarding) {
       ex.requestBody(part, last);
@@ -584,8 +464,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     boolean writable = ctx.channel().isWritable();
     if (tunnel) {
       openTunnel.upstream().config().setAutoRead(writable);
-    } else if (ex != null && ex.upstream != null) {
-      ex.upstream.channel().config().setAutoRead(writable);
+    } else if (ex != null) {
+      ex.clientWritable(writable);
     }
     ctx.fireChannelWritabilityChanged();
   }
@@ -632,39 +512,23 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   // ---- header timeouts ----------------------------------------------------------------------
 
-  /**
-   * From now, a complete request head must arrive within {@code millis} (absolute: trickling bytes
-   * does not extend it). One lazy timer per connection: it re-arms itself for the time left.
-   */
   private void armHeaderTimer(long millis) {
-    if (millis <= 0) {
-      return;
-    }
-    headerDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    if (!timerPending) {
-      timerPending = true;
-      ctx.executor().schedule(this::headerTimerFired, millis, TimeUnit.MILLISECONDS);
-    }
+    headerTimer.arm(millis);
   }
 
   private void cancelHeaderTimer() {
-    headerDeadline = 0;
+    headerTimer.cancel();
   }
 
-  private void headerTimerFired() {
-    timerPending = false;
-    if (headerDeadline == 0 || closing || !ctx.channel().isActive()) {
-      return;
-    }
-    long left = headerDeadline - System.nanoTime();
-    if (left > 0) {
-      timerPending = true;
-      ctx.executor().schedule(this::headerTimerFired, left, TimeUnit.NANOSECONDS);
-      return;
-    }
+  boolean closing() {
+    return closing;
+  }
+
+  /** No request head in time (slowloris, or an idle keep-alive connection). */
+  void headerTimedOut() {
     if (ex == null && !readingBody && !tunnel) {
       closing = true;
-      ctx.close(); // no request head in time (slowloris, or an idle keep-alive connection)
+      ctx.close();
     }
   }
 

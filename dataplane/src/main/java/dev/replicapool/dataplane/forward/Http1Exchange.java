@@ -1,92 +1,49 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
-import dev.replicapool.dataplane.policy.AdmissionQueue;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
-import dev.replicapool.dataplane.upstream.MemberConnections;
-import dev.replicapool.dataplane.wire.ChunkedFramer;
-import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 
 /**
- * One HTTP/1.x request of a client connection on its way to a member and back, every try of it:
- * picks the member, takes a kept-alive connection to it (or opens one), writes the head the proxy
- * prepared and passes the body through, then reads the member's response head once and passes its
- * body through as bytes. Retries and hedges follow {@link Tries}, the timeouts {@link Deadlines}
- * (one timer per exchange), a pool's in-flight limit its {@link AdmissionQueue}. Touched on the
- * client's event loop only (the member connections are on the same loop).
+ * One HTTP/1.x request of a client connection on its way to a member and back, every try of it.
+ * {@link Http1Connection} starts one per request (made by {@link Http1Routing}), hands it the body
+ * and ends it when the client goes; the member connection of the try in front hands it what the
+ * member sends. It decides what the member's answer means (held for a retry, passed on, complete,
+ * broken) and how the request ends; the rest lives apart, each in its own room:
  *
- * <p>Why one class of this size for both directions and every try: the decisions of one direction
- * depend on the other (a response before the body ended, a reset before any answer) and on the
- * other tries (a hedge that answers first takes the place of the try in front), and keeping them in
- * one place keeps "why was this retried" to one answer. What can live apart does: the byte handling
- * in {@code wire}, every decision in {@code policy} (Tries, Deadlines, the budget), the connection
- * to a member in {@link MemberLinks}, a hedge's own connection in {@link HedgeTry}, the timer in
- * {@link DeadlineTimer}, the queue place in {@link QueueSlot}.
+ * <ul>
+ *   <li>{@link TryRunner}: the tries (member, connection, retries, hedges, timeouts, the queue);
+ *   <li>{@link RequestRelay}: the head and body on their way to the member, and its connection;
+ *   <li>{@link ResponseRelay}: the answer's bytes (head once, framed body, held answer), which go
+ *       out through {@link ClientOutput} (kept back while the client still sends);
+ *   <li>{@link FrontTry}: the try in front and how its end is counted.
+ * </ul>
+ *
+ * <p>Touched on the client's event loop only (the member connections are on the same loop).
  */
-final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
-  private static final int MAX_RESPONSE_HEAD = 64 * 1024;
-  private static final int HOLD_LIMIT = 64 * 1024;
-  private static final int COALESCE = 2048;
-
+final class Http1Exchange implements H1Upstream.User {
   private final Http1Connection client;
   private final Forwarding fw;
-  final PoolRuntime pool;
-  private final Tries tries;
+  private final PoolRuntime pool;
   private final long startNanos;
-  private final boolean headRequest;
-  final boolean upgrade;
-  private final boolean bodyless;
+  private final boolean upgrade;
+  private final Deadlines deadlines;
+  private final FrontTry front;
+  private final RequestRelay request;
+  private final ClientOutput out;
+  private final ResponseRelay response;
+  private final TryRunner runner;
 
-  /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
-  private final String setCookie;
-
-  /** The head as the member gets it; kept until the response head came, for retries. */
-  private ByteBuf head;
-
-  /** Body bytes received before a member connection was there. */
-  private ArrayDeque<ByteBuf> queued;
-
-  private boolean requestEnded;
-  private boolean bodyWritten;
-
-  Endpoint current;
-  private long attemptStart;
-  H1Upstream upstream;
-  private boolean upstreamDirty;
-
-  private ByteBuf respIn;
-  private final ResponseHead resp;
-  private boolean responseHeadDone;
-  private boolean responseStarted;
-  private long respLeft;
-  private final ChunkedFramer respChunks = new ChunkedFramer();
-  private boolean closeClientAfter;
-  private boolean sentContinue;
-  private ByteBuf held;
-  private boolean holding;
   private int status;
   private boolean finished;
-  private final Deadlines deadlines;
-  private final DeadlineTimer timer;
-
-  /** Hedges in flight, oldest first; null when the request is not hedged. */
-  private ArrayList<HedgeTry> hedges;
-
-  /** Its place in the pool's queue while every member is full; null otherwise. */
-  private QueueSlot queueSlot;
-
-  private String failureMessage;
-  private int failureStatus = 502;
+  private boolean releaseDeferredLater;
 
   Http1Exchange(
       Http1Connection client,
@@ -105,149 +62,35 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     this.client = client;
     this.fw = fw;
     this.pool = pool;
-    this.head = head;
-    this.bodyless = bodyless;
-    this.tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
-    this.setCookie = hashKey.setCookie();
+    this.upgrade = upgrade;
+    this.request = new RequestRelay(client, head, bodyless);
+    this.front = new FrontTry(fw, pool);
+    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.startNanos = fw.clock.getAsLong();
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
-    this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, this::due);
-    if (!upgrade && hedgeMethod != null && tries.hedgeable(hedgeMethod)) {
-      hedges = new ArrayList<>(2);
-      deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
+    this.out = new ClientOutput(client, request);
+    this.response =
+        new ResponseRelay(
+            client, request, out, resp, headRequest, sentContinue, closeAfter, hashKey.setCookie());
+    this.runner = new TryRunner(this, client, fw, pool, tries, deadlines, front, request, response);
+    if (!upgrade && hedgeMethod != null) {
+      runner.hedgeIfCovered(hedgeMethod);
     }
-    this.headRequest = headRequest;
-    this.upgrade = upgrade;
-    this.requestEnded = bodyless;
-    this.closeClientAfter = closeAfter;
-    this.sentContinue = sentContinue;
-    this.resp = resp;
   }
 
-  // ---- request side --------------------------------------------------------------------------
+  // ---- what the client connection hands over ------------------------------------------------
 
   void start() {
-    timer.arm(); // the request's own deadline runs while it waits in the queue too
-    AdmissionQueue q = pool.requests().queue();
-    if (q != null && q.busy()) {
-      // Others wait for a slot already: this request queues behind them.
-      if (!waitForSlot()) {
-        answer(503, QueueSlot.fullMessage(pool));
-      }
-      return;
-    }
-    sendTry();
-  }
-
-  private void sendTry() {
-    Endpoint e = tries.next(pool.router());
-    if (e == null) {
-      noMemberForTry();
-      return;
-    }
-    startTry(e);
-  }
-
-  private void startTry(Endpoint e) {
-    current = e;
-    attemptStart = fw.clock.getAsLong();
-    deadlines.trySent(attemptStart);
-    armTimer();
-    open(e, new PrimaryConnect(e));
-  }
-
-  private void noMemberForTry() {
-    boolean full = tries.noMember() == Tries.NoMember.ALL_FULL;
-    if (full && tries.tried().isEmpty()) {
-      if (waitForSlot()) {
-        return;
-      }
-      answer(503, QueueSlot.fullMessage(pool));
-    } else if (held != null) {
-      sendHeld();
-    } else if (tries.tried().isEmpty()) {
-      answer(503, "no routable member in pool " + pool.name());
-    } else {
-      answer(failureStatus, failureMessage);
-    }
-  }
-
-  private void open(Endpoint e, MemberConnections.ConnectListener l) {
-    MemberLinks.open(fw, client.eventLoop(), pool, e, l);
-  }
-
-  /** The connection of the try in front; one that comes after its try was given up is not used. */
-  private final class PrimaryConnect implements MemberConnections.ConnectListener {
-    private final Endpoint member;
-
-    PrimaryConnect(Endpoint member) {
-      this.member = member;
-    }
-
-    @Override
-    public void connected(H1Upstream c) {
-      if (finished || current != member || upstream != null) {
-        c.release(); // given up meanwhile: nothing was written
-        return;
-      }
-      Http1Exchange.this.connected(c);
-    }
-
-    @Override
-    public void failed(Throwable cause) {
-      if (!finished && current == member && upstream == null) {
-        Http1Exchange.this.failed(cause);
-      }
-    }
-  }
-
-  private void connected(H1Upstream c) {
-    upstream = c;
-    upstreamDirty = false;
-    c.attach(this);
-    deadlines.activity(fw.clock.getAsLong());
-    c.channel().write(bodyless ? head.retainedDuplicate() : head, c.channel().voidPromise());
-    if (!bodyless) {
-      head = null; // a body follows: never retried, nothing to keep
-      bodyWritten = true;
-    }
-    if (queued != null) {
-      ByteBuf b;
-      while ((b = queued.poll()) != null) {
-        c.channel().write(b, c.channel().voidPromise());
-      }
-      queued = null;
-      client.resumeReading();
-    }
-    c.channel().flush();
-  }
-
-  private void failed(Throwable cause) {
-    long nanos = endAttempt();
-    Endpoint e = lastTried();
-    pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, "connect_failure", nanos);
-    failureStatus = 502;
-    failureMessage = "member " + e.address() + " of pool " + pool.name() + " is unreachable";
-    if (hedgesInFlight()) {
-      frontIsHedge();
-    } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
-      fw.observer.retry(pool.name(), "connect_failure");
-      sendTry();
-    } else if (held != null) {
-      sendHeld();
-    } else {
-      answer(502, failureMessage);
-    }
+    runner.start();
   }
 
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
     if (last) {
-      requestEnded = true;
+      request.end();
     }
-    if (finished || memberDone) {
+    if (finished || out.complete()) {
       bytes.release(); // the member's answer is complete: what is left of the body is dropped
       if (last) {
         releaseDeferred();
@@ -257,36 +100,21 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (last) {
       releaseDeferredLater = true;
     }
-    if (upstream == null) {
-      if (queued == null) {
-        queued = new ArrayDeque<>();
-      }
-      queued.add(bytes);
-      client.pauseReading(); // until the member connection is there
-      return;
-    }
-    upstream.channel().write(bytes, upstream.channel().voidPromise());
+    request.body(bytes);
   }
 
-  private boolean memberDone;
-  private boolean wroteToClient;
-  private boolean releaseDeferredLater;
-
+  /** The end of a read from the client. */
   void flushUpstream() {
     if (releaseDeferredLater) {
       releaseDeferredLater = false;
       releaseDeferred();
     }
-    if (upstream != null) {
-      upstream.channel().flush();
-      if (!upstream.channel().isWritable()) {
-        client.pauseReading();
-      }
-    }
+    request.flush();
   }
 
-  boolean upstreamWritable() {
-    return upstream == null || upstream.channel().isWritable();
+  /** The client can take more, or not: the member's reads follow it. */
+  void clientWritable(boolean writable) {
+    request.memberReads(writable);
   }
 
   /**
@@ -297,66 +125,29 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     if (finished) {
       return;
     }
-    Endpoint e = current;
-    long nanos = endAttempt();
-    if (e != null) {
-      fw.observer.attempt(pool.name(), e, "aborted", nanos);
-    }
-    dropUpstream();
-    if (status > 0 && !wroteToClient) {
+    front.aborted();
+    request.dropConnection();
+    if (status > 0 && !out.wroteToClient()) {
       this.status = status;
       client.answer(status, message, pool.name(), true);
     }
     finish(status > 0 ? status : 499);
   }
 
-  // ---- response side -------------------------------------------------------------------------
+  // ---- what the member sends -----------------------------------------------------------------
 
   @Override
   public void memberBytes(ByteBuf buf) {
     deadlines.activity(fw.clock.getAsLong());
-    if (responseHeadDone) {
-      body(buf);
-      return;
-    }
-    if (respIn != null) {
-      respIn.writeBytes(buf);
-      buf.release();
-      buf = respIn;
-      respIn = null;
-    }
-    while (!responseHeadDone) {
-      int len = HeadScanner.headLength(buf, MAX_RESPONSE_HEAD, MAX_RESPONSE_HEAD);
-      if (len == 0) {
-        if (buf.readableBytes() > 0) {
-          respIn = client.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
-          respIn.writeBytes(buf);
+    while (!response.headDone()) {
+      buf = response.nextHead(buf);
+      if (buf == null) {
+        String bad = response.invalidHead();
+        if (bad != null) {
+          memberBroke(front.about(front.member(), "sent an invalid response: " + bad));
         }
-        buf.release();
         return;
       }
-      String bad = len < 0 ? "response head too large" : resp.parse(buf, len, headRequest);
-      if (bad != null) {
-        buf.release();
-        memberBroke(
-            "member "
-                + current.address()
-                + " of pool "
-                + pool.name()
-                + " sent an invalid response: "
-                + bad);
-        return;
-      }
-      if (resp.interim()) {
-        ByteBuf interim = buf.readRetainedSlice(len);
-        if (resp.status() == 100 && sentContinue) {
-          interim.release(); // the proxy answered the client's Expect itself
-        } else {
-          out(interim);
-        }
-        continue;
-      }
-      buf.skipBytes(len);
       responseHead();
       if (finished) {
         buf.release();
@@ -366,67 +157,25 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     body(buf);
   }
 
+  /** The answer's head came: the try is counted, then the answer is held or begins. */
   private void responseHead() {
-    responseHeadDone = true;
-    status = resp.status();
-    Endpoint e = current;
-    long now = fw.clock.getAsLong();
-    long nanos = now - attemptStart;
-    deadlines.headReceived(now);
-    cancelHedges("lost");
-    pool.requests().latencies().record(nanos);
-    if (status >= 500) {
-      pool.router().failure(e, nanos);
-    } else {
-      pool.router().success(e, nanos);
+    status = response.status();
+    boolean hold = runner.answerHead(status);
+    if (!hold) {
+      request.dropHead();
     }
-    fw.observer.attempt(pool.name(), e, STATUS_CLASS[status / 100], nanos);
-    boolean hold =
-        tries.wouldRetryAnswer(status) && pool.router().endpoints().size() > tries.tried().size();
-    if (head != null && !hold) {
-      head.release();
-      head = null;
-    }
-    if (hold) {
-      holding = true;
-      held = client.alloc().buffer(512);
-      resp.writeDownstream(held, closeClientAfter, true, setCookie);
-    } else {
-      startResponse();
-    }
-    switch (resp.framing()) {
-      case NONE -> respLeft = 0;
-      case LENGTH -> respLeft = resp.contentLength();
-      case CHUNKED -> respChunks.reset();
-      case UNTIL_CLOSE -> respLeft = Long.MAX_VALUE;
-    }
-    if (resp.framing() == ResponseHead.Framing.UNTIL_CLOSE || resp.memberCloses()) {
-      upstreamDirty = true;
-    }
+    response.begin(hold);
     if (upgrade && status == 101) {
       return; // the tunnel starts once the head is out (body())
     }
-    if (resp.framing() == ResponseHead.Framing.NONE) {
+    if (response.framing() == ResponseHead.Framing.NONE) {
       responseEnded();
     }
   }
 
-  private void startResponse() {
-    responseStarted = true;
-    if (client.http10() || resp.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
-      closeClientAfter = true;
-    }
-    ByteBuf out = client.alloc().buffer(resp.length() + 64);
-    resp.writeDownstream(out, closeClientAfter || client.draining(), true, setCookie);
-    pendingHead = out;
-  }
-
-  /** The response head, waiting to go out with the first body bytes in one write. */
-  private ByteBuf pendingHead;
-
   private void body(ByteBuf buf) {
     if (upgrade && status == 101) {
-      flushHead();
+      response.flushHead();
       client.tunnel(this, buf);
       return;
     }
@@ -434,254 +183,76 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       buf.release();
       return;
     }
-    int readable = buf.readableBytes();
-    int take;
-    boolean ends = false;
-    switch (resp.framing()) {
-      case LENGTH -> take = (int) Math.min(respLeft, readable);
-      case UNTIL_CLOSE -> take = readable;
-      case CHUNKED -> {
-        int end = respChunks.feed(buf, buf.readerIndex(), buf.writerIndex(), null);
-        if (end == ChunkedFramer.MALFORMED) {
-          buf.release();
-          memberBroke("member " + current.address() + " sent a malformed chunked body");
-          return;
-        }
-        if (end == ChunkedFramer.MORE) {
-          take = readable;
-        } else {
-          take = end - buf.readerIndex();
-          ends = true;
-        }
-      }
-      default -> take = 0;
-    }
-    if (take < readable) {
-      upstreamDirty = true; // bytes beyond the response: the connection cannot be trusted
-    }
-    if (take > 0) {
-      emit(buf, take);
-    }
-    buf.release();
-    if (resp.framing() == ResponseHead.Framing.LENGTH) {
-      respLeft -= take;
-      ends = respLeft == 0;
-    }
-    if (ends) {
+    ResponseRelay.BodyRead read = response.body(buf);
+    if (read == ResponseRelay.BodyRead.ENDED) {
       responseEnded();
-    }
-  }
-
-  private void emit(ByteBuf buf, int take) {
-    if (holding) {
-      if (held.readableBytes() + take > HOLD_LIMIT) {
-        holding = false; // too large to hold: pass it on as it is
-        ByteBuf h = held;
-        held = null;
-        responseStarted = true;
-        out(h);
-      } else {
-        held.writeBytes(buf, buf.readerIndex(), take);
-        buf.skipBytes(take);
-        return;
-      }
-    }
-    if (pendingHead != null && take <= COALESCE) {
-      pendingHead.writeBytes(buf, buf.readerIndex(), take);
-      buf.skipBytes(take);
-      flushHead();
-      return;
-    }
-    flushHead();
-    out(buf.readRetainedSlice(take));
-  }
-
-  private void flushHead() {
-    if (pendingHead != null) {
-      ByteBuf h = pendingHead;
-      pendingHead = null;
-      out(h);
-    }
-  }
-
-  /**
-   * Response bytes for the client. While the client is still sending its body they wait: the answer
-   * goes out once the body is complete (so a body past the limit still gets its 413), at most
-   * {@code HOLD_LIMIT} of it, beyond which the member is not read until then.
-   */
-  private void out(ByteBuf b) {
-    if (requestEnded || client.fullDuplex()) {
-      wroteToClient = true;
-      client.write(b);
-      return;
-    }
-    if (deferred == null) {
-      deferred = client.alloc().compositeBuffer(64);
-    }
-    deferred.addComponent(true, b);
-    if (deferred.readableBytes() > HOLD_LIMIT && upstream != null) {
-      upstream.channel().config().setAutoRead(false);
-    }
-  }
-
-  private io.netty.buffer.CompositeByteBuf deferred;
-  private boolean deferredEnd;
-
-  /** The client's body is complete: the answer held meanwhile goes out. */
-  private void releaseDeferred() {
-    if (deferred != null) {
-      ByteBuf d = deferred;
-      deferred = null;
-      wroteToClient = true;
-      client.write(d);
-      client.flush();
-      if (upstream != null) {
-        upstream.channel().config().setAutoRead(true);
-      }
-    }
-    if (deferredEnd) {
-      deferredEnd = false;
-      finish(status);
-      client.responseDone(this, closeClientAfter);
+    } else if (read == ResponseRelay.BodyRead.MALFORMED) {
+      memberBroke("member " + front.member().address() + " sent a malformed chunked body");
     }
   }
 
   @Override
   public void memberReadComplete() {
-    flushHead();
+    response.flushHead();
     client.flush();
   }
 
   /** The member's response is complete. */
   private void responseEnded() {
-    flushHead();
-    long nanos = endAttempt();
-    if (holding) {
-      holding = false;
-      releaseUpstream();
-      if (!tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
-        sendHeld(); // the budget is spent: the member's answer goes out as it came
-        return;
-      }
-      fw.observer.retry(pool.name(), "status_" + status);
-      resetResponse();
-      // the held answer goes out if no other member can take the request
-      sendTryAgain();
+    response.flushHead();
+    front.end();
+    if (response.stopHolding()) {
+      request.releaseConnection();
+      runner.heldAnswerEnded(status);
       return;
     }
-    releaseUpstream();
-    cancelTimer();
-    memberDone = true;
-    if (!requestEnded && !client.fullDuplex()) {
-      deferredEnd = true; // answered once the client's body is complete
-      return;
+    request.releaseConnection();
+    runner.stopTimer();
+    if (out.completeNow()) {
+      client.flush();
+      ended();
     }
-    client.flush();
-    finish(status);
-    client.responseDone(this, closeClientAfter);
-  }
-
-  private void sendTryAgain() {
-    if (head == null) {
-      sendHeld();
-      return;
-    }
-    sendTry();
-  }
-
-  /** Drops what a given-up try sent of an answer's head. */
-  private void releaseResponseBytes() {
-    if (respIn != null) {
-      respIn.release();
-      respIn = null;
-    }
-  }
-
-  private void resetResponse() {
-    responseHeadDone = false;
-    responseStarted = false;
-  }
-
-  private void sendHeld() {
-    ByteBuf h = held;
-    held = null;
-    if (h == null) {
-      answer(failureStatus, failureMessage);
-      return;
-    }
-    responseStarted = true;
-    client.write(h);
-    client.flush();
-    cancelTimer();
-    finish(status);
-    client.responseDone(this, closeClientAfter);
   }
 
   @Override
   public void memberClosed() {
-    H1Upstream gone = upstream;
-    upstream = null;
-    if (finished || gone == null) {
+    boolean had = request.connectionClosed();
+    if (finished || !had) {
       return;
     }
     if (upgrade && status == 101) {
       return; // the tunnel owns both connections now
     }
-    if (responseHeadDone && resp.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
+    if (response.headDone() && response.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
       responseEnded();
       return;
     }
-    if (responseStarted) {
+    if (response.started()) {
       // Part of the answer went out: it cannot be completed nor answered anew.
-      long nanos = endAttempt();
-      pool.router().failure(lastTried(), nanos);
-      fw.observer.attempt(pool.name(), lastTried(), "reset", nanos);
+      front.failed("reset");
       finish(status);
       client.brokenResponse();
       return;
     }
-    Endpoint e = current;
-    long nanos = endAttempt();
-    pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, "reset", nanos);
-    failureStatus = 502;
-    failureMessage = "member " + e.address() + " of pool " + pool.name() + " closed the connection";
-    if (holding) {
-      holding = false;
-      sendHeld();
-      return;
-    }
-    releaseResponseBytes();
-    if (hedgesInFlight()) {
-      frontIsHedge();
-      return;
-    }
-    if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)) {
-      resetResponse();
-      fw.observer.retry(pool.name(), "reset");
-      sendTry();
-      return;
-    }
-    answer(502, failureMessage);
+    runner.closedBeforeAnswer();
   }
 
   private void memberBroke(String why) {
     giveUp("reset", 502, why);
   }
 
+  // ---- endings -------------------------------------------------------------------------------
+
   /**
    * The try in front failed for good (a broken answer, a timeout): counted against its member; the
    * client gets {@code status} when no answer started, else its connection is broken.
    */
-  private void giveUp(String outcome, int status, String message) {
-    Endpoint e = current;
-    long nanos = endAttempt();
-    dropUpstream();
-    if (e != null) {
-      pool.router().failure(e, nanos);
-      fw.observer.attempt(pool.name(), e, outcome, nanos);
+  void giveUp(String outcome, int status, String message) {
+    if (front.member() != null) {
+      front.failed(outcome);
     }
-    if (responseStarted) {
+    request.dropConnection();
+    if (response.started()) {
       finish(this.status);
       client.brokenResponse();
     } else {
@@ -689,274 +260,27 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
     }
   }
 
-  // ---- timeouts ------------------------------------------------------------------------------
-
-  private void armTimer() {
-    timer.arm();
-  }
-
-  private void due(Deadlines.Due due) {
-    switch (due) {
-      case REQUEST -> requestTimedOut();
-      case TRY -> tryTimedOut(fw.clock.getAsLong());
-      case IDLE -> idleTimedOut();
-      case HEDGE -> sendHedge(fw.clock.getAsLong());
-      case NONE -> {}
-    }
-  }
-
-  private void requestTimedOut() {
-    long ms = pool.requests().requestNanos() / 1_000_000L;
-    giveUp(
-        "timeout",
-        504,
-        "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
-  }
-
-  /** The try in front had no answer's head within the per-try timeout. */
-  private void tryTimedOut(long now) {
-    long ms = pool.requests().perTryNanos() / 1_000_000L;
-    Endpoint e = current;
-    if (e == null) {
-      // A hedge is in front (the first try is gone already): it is given up on.
-      HedgeTry h = hedges.remove(0);
-      h.cancel();
-      hedgeEnded(h, "timeout", now - h.sentAt, true);
-      e = h.member;
-    } else {
-      long nanos = endAttempt();
-      dropUpstream();
-      releaseResponseBytes();
-      pool.router().failure(e, nanos);
-      fw.observer.attempt(pool.name(), e, "timeout", nanos);
-    }
-    failureStatus = 504;
-    failureMessage =
-        "member "
-            + e.address()
-            + " of pool "
-            + pool.name()
-            + " did not answer within "
-            + ms
-            + " ms";
-    if (hedgesInFlight()) {
-      frontIsHedge();
-    } else if (head != null && !bodyWritten && tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)) {
-      resetResponse();
-      fw.observer.retry(pool.name(), "timeout");
-      sendTry();
-    } else {
-      answer(504, failureMessage);
-    }
-  }
-
-  private void idleTimedOut() {
-    Endpoint e = current;
-    if (e != null) { // with only hedges out, the per-try timeout covers them
-      giveUp(
-          "timeout",
-          504,
-          "member " + e.address() + " of pool " + pool.name() + " did not answer in time");
-    }
-  }
-
-  private void cancelTimer() {
-    timer.stop();
-  }
-
-  // ---- hedges --------------------------------------------------------------------------------
-
-  private void sendHedge(long now) {
-    if (pool.router().routableCount() <= tries.tried().size()) {
-      deadlines.stopHedging(); // no member left to hedge on
-      return;
-    }
-    if (!tries.mayHedge()) {
-      deadlines.stopHedging();
-      fw.observer.hedge(pool.name(), "denied");
-      return;
-    }
-    Endpoint e = tries.next(pool.router());
-    if (e == null) {
-      deadlines.stopHedging();
-      return;
-    }
-    HedgeTry h = new HedgeTry(this, e, now);
-    hedges.add(h);
-    deadlines.hedgeSent(now);
-    fw.observer.hedge(pool.name(), "sent");
-    open(e, h);
-  }
-
-  /** The head a hedge sends: the same bytes as the first try's. */
-  ByteBuf headForHedge() {
-    return head.retainedDuplicate();
-  }
-
-  private boolean hedgesInFlight() {
-    return hedges != null && !hedges.isEmpty();
-  }
-
-  /** The try in front is gone; the oldest hedge is now the one the per-try timeout watches. */
-  private void frontIsHedge() {
-    deadlines.frontReplaced(hedges.get(0).sentAt);
-  }
-
-  /** A hedge has a complete answer's head first: the exchange goes on with it. */
-  void hedgeAnswered(HedgeTry h) {
-    hedges.remove(h);
-    if (finished || responseHeadDone) {
-      h.cancel();
-      hedgeEnded(h, "cancelled", fw.clock.getAsLong() - h.sentAt, false);
-      return;
-    }
-    Endpoint slow = current;
-    if (slow != null) {
-      long nanos = endAttempt();
-      dropUpstream();
-      releaseResponseBytes();
-      pool.router().slowerThan(slow, nanos);
-      // Its time so far is a sample too: without it the window would only see the answers that
-      // came first, its percentile would sink and ever more requests would be hedged.
-      pool.requests().latencies().record(nanos);
-      fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
-    }
-    fw.observer.hedge(pool.name(), "won");
-    current = h.member;
-    attemptStart = h.sentAt;
-    upstream = h.adopt(this);
-    upstreamDirty = false;
-    memberBytes(h.takeReceived());
-  }
-
-  /** A hedge's connection failed or broke before any answer. */
-  void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
-    if (!hedges.remove(h)) {
-      return;
-    }
-    hedgeEnded(h, label, fw.clock.getAsLong() - h.sentAt, true);
-    fw.observer.hedge(pool.name(), "failed");
-    if (finished || current != null || responseHeadDone) {
-      return;
-    }
-    if (hedgesInFlight()) {
-      frontIsHedge();
-      return;
-    }
-    // It was the last try out.
-    failureStatus = 502;
-    failureMessage = "member " + h.member.address() + " of pool " + pool.name() + " failed";
-    if (tries.shouldRetry(outcome)) {
-      resetResponse();
-      fw.observer.retry(pool.name(), label);
-      sendTry();
-    } else {
-      answer(502, failureMessage);
-    }
-  }
-
-  private void hedgeEnded(HedgeTry h, String outcome, long nanos, boolean memberFailed) {
-    pool.requests().released(h.member);
-    if (memberFailed) {
-      pool.router().failure(h.member, nanos);
-    }
-    fw.observer.attempt(pool.name(), h.member, outcome, nanos);
-  }
-
-  private void cancelHedges(String outcome) {
-    if (!hedgesInFlight()) {
-      return;
-    }
-    long now = fw.clock.getAsLong();
-    for (HedgeTry h : hedges) {
-      h.cancel();
-      hedgeEnded(h, "cancelled", now - h.sentAt, false);
-      fw.observer.hedge(pool.name(), outcome);
-    }
-    hedges.clear();
-  }
-
-  // ---- the in-flight limit ----------------------------------------------------------------------
-
-  private boolean waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), this);
-    return queueSlot.enter();
-  }
-
-  @Override
-  public boolean gone() {
-    return finished;
-  }
-
-  @Override
-  public Tries tries() {
-    return tries;
-  }
-
-  @Override
-  public void admitted(Endpoint e) {
-    queueSlot = null;
-    if (e == null) {
-      noMemberForTry();
-    } else {
-      startTry(e);
-    }
-  }
-
-  @Override
-  public void queueTimedOut(String message) {
-    if (!finished) {
-      answer(503, message);
-    }
-  }
-
-  // ---- endings -------------------------------------------------------------------------------
-
-  private void answer(int status, String message) {
+  /** The proxy answers the client itself ({@code status}, {@code message}). */
+  void answer(int status, String message) {
     this.status = status;
-    cancelTimer();
-    dropUpstream();
+    runner.stopTimer();
+    request.dropConnection();
     finish(status);
-    boolean close = closeClientAfter || !requestEnded;
+    boolean close = response.closeClient() || !request.ended();
     client.answer(status, message, pool.name(), close);
     client.responseDone(this, close);
   }
 
-  private long endAttempt() {
-    Endpoint e = current;
-    if (e == null) {
-      return 0;
-    }
-    pool.requests().released(e);
-    current = null;
-    lastTried = e;
-    return fw.clock.getAsLong() - attemptStart;
+  /** The answer went out whole: the client connection goes on with its next request. */
+  void ended() {
+    finish(status);
+    client.responseDone(this, response.closeClient());
   }
 
-  private Endpoint lastTried;
-
-  private Endpoint lastTried() {
-    return current != null ? current : lastTried;
-  }
-
-  private void releaseUpstream() {
-    H1Upstream u = upstream;
-    upstream = null;
-    if (u == null) {
-      return;
-    }
-    if (upstreamDirty || !requestEnded) {
-      u.discard(); // a body still on its way, or a member that closes: never reused
-    } else {
-      u.release();
-    }
-  }
-
-  private void dropUpstream() {
-    H1Upstream u = upstream;
-    upstream = null;
-    if (u != null) {
-      u.discard();
+  /** The client's body is complete: the answer kept back meanwhile goes out. */
+  private void releaseDeferred() {
+    if (out.releaseDeferred()) {
+      ended();
     }
   }
 
@@ -965,38 +289,10 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
       return;
     }
     finished = true;
-    cancelTimer();
-    cancelHedges("lost");
-    if (queueSlot != null) {
-      queueSlot.leave();
-    }
-    if (head != null) {
-      head.release();
-      head = null;
-    }
-    if (queued != null) {
-      queued.forEach(ByteBuf::release);
-      queued = null;
-    }
-    if (respIn != null) {
-      respIn.release();
-      respIn = null;
-    }
-    if (held != null) {
-      held.release();
-      held = null;
-    }
-    if (pendingHead != null) {
-      pendingHead.release();
-      pendingHead = null;
-    }
-    if (deferred != null) {
-      deferred.release();
-      deferred = null;
-    }
-    if (tries.budgetDenials() > 0) {
-      fw.observer.budgetExhausted(pool.name());
-    }
+    runner.finish();
+    request.release();
+    response.release();
+    out.release();
     fw.observer.response(pool.name(), status, fw.clock.getAsLong() - startNanos);
   }
 
@@ -1006,18 +302,15 @@ final class Http1Exchange implements H1Upstream.User, QueueSlot.Owner {
 
   /** Hands the member connection over to a tunnel (101 Switching Protocols). */
   H1Upstream takeUpstreamForTunnel() {
-    H1Upstream u = upstream;
-    upstream = null;
-    cancelTimer();
+    H1Upstream u = request.takeConnection();
+    runner.stopTimer();
     finish(101);
     return u;
   }
 
   Endpoint member() {
-    return current;
+    return front.member();
   }
-
-  private static final String[] STATUS_CLASS = {"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"};
 
   static ByteBuf empty() {
     return Unpooled.EMPTY_BUFFER;

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One request's place in its pool's {@link AdmissionQueue} while every member is at its in-flight
  * limit: woken on its own event loop when a slot is freed, answered by its owner when its time is
- * up. Shared by the HTTP/1.x exchange and the HTTP/2 stream forwarder.
+ * up. Shared by the HTTP/1.x exchange's {@link TryRunner} and the HTTP/2 stream forwarder.
  */
 final class QueueSlot implements AdmissionQueue.Waiter {
   /** The queued request. */

@@ -1,0 +1,104 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.routing.Endpoint;
+
+/**
+ * The try in front of one HTTP/1.x exchange (the one whose answer the client is to get): which
+ * member it went to and since when, and how its end is counted: the member's in-flight slot, its
+ * health in the pool's router, the latency window, the metrics. {@link Http1Exchange} decides when
+ * a try starts and ends; this keeps the accounts. Event loop only.
+ */
+final class FrontTry {
+  private static final String[] STATUS_CLASS = {"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"};
+
+  private final Forwarding fw;
+  private final PoolRuntime pool;
+  private Endpoint member;
+  private long since;
+  private Endpoint last;
+
+  FrontTry(Forwarding fw, PoolRuntime pool) {
+    this.fw = fw;
+    this.pool = pool;
+  }
+
+  /** The member of the try in front; null while none is (waiting in the queue, only hedges). */
+  Endpoint member() {
+    return member;
+  }
+
+  /** A try goes to {@code e}; returns when. */
+  long start(Endpoint e) {
+    member = e;
+    since = fw.clock.getAsLong();
+    return since;
+  }
+
+  /** A hedge that went to {@code e} at {@code sentAt} is in front now. */
+  void adopt(Endpoint e, long sentAt) {
+    member = e;
+    since = sentAt;
+  }
+
+  /** The try in front is over: its member's slot is free again. Returns how long it took. */
+  long end() {
+    Endpoint e = member;
+    if (e == null) {
+      return 0;
+    }
+    pool.requests().released(e);
+    member = null;
+    last = e;
+    return fw.clock.getAsLong() - since;
+  }
+
+  /** Its answer's head came at {@code now}: a sample for the latency window, counted by status. */
+  void answered(long now, int status) {
+    long nanos = now - since;
+    pool.requests().latencies().record(nanos);
+    if (status >= 500) {
+      pool.router().failure(member, nanos);
+    } else {
+      pool.router().success(member, nanos);
+    }
+    fw.observer.attempt(pool.name(), member, STATUS_CLASS[status / 100], nanos);
+  }
+
+  /** The try in front failed: ended and counted against its member, which it returns. */
+  Endpoint failed(String outcome) {
+    long nanos = end();
+    Endpoint e = last;
+    pool.router().failure(e, nanos);
+    fw.observer.attempt(pool.name(), e, outcome, nanos);
+    return e;
+  }
+
+  /** The client gave up: ended, not the member's doing. */
+  void aborted() {
+    Endpoint e = member;
+    long nanos = end();
+    if (e != null) {
+      fw.observer.attempt(pool.name(), e, "aborted", nanos);
+    }
+  }
+
+  /** What the client is told about {@code e}: "member ADDRESS of pool NAME {@code what}". */
+  String about(Endpoint e, String what) {
+    return "member " + e.address() + " of pool " + pool.name() + " " + what;
+  }
+
+  /** A hedge answered first: the try in front, if any, ends as the slower one. */
+  void lostToHedge() {
+    Endpoint slow = member;
+    if (slow == null) {
+      return;
+    }
+    long nanos = end();
+    pool.router().slowerThan(slow, nanos);
+    // Its time so far is a sample too: without it the window would only see the answers that
+    // came first, its percentile would sink and ever more requests would be hedged.
+    pool.requests().latencies().record(nanos);
+    fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
+  }
+}

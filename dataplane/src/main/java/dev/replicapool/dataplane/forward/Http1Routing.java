@@ -1,0 +1,75 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.route.Routes;
+import dev.replicapool.dataplane.routing.HashKey;
+import dev.replicapool.dataplane.wire.RequestHead;
+import dev.replicapool.dataplane.wire.ResponseHead;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Where a parsed HTTP/1.x request head goes: the route to its pool (or the proxy's own answer), and
+ * the {@link Http1Exchange} that forwards it there, with the head as the member gets it. Called by
+ * {@link Http1Connection} once per request; it holds nothing.
+ */
+final class Http1Routing {
+  private static final byte[] HTTP = "http".getBytes();
+  private static final byte[] HTTPS = "https".getBytes();
+
+  private Http1Routing() {}
+
+  /** The route of {@code head}; one with a message is answered by the proxy itself. */
+  static Routes.Route route(Forwarding fw, String dedicatedPool, RequestHead head) {
+    boolean looped = head.viaContains(fw.viaBytes);
+    Routes.Route r = Routes.find(fw.table.get(), dedicatedPool, head.host(), looped, fw.viaName);
+    PoolRuntime pool = r.pool();
+    if (r.message() == null && pool.websocketOnly() && !head.upgrade()) {
+      r = new Routes.Route(pool, 426, "pool " + pool.name() + " takes WebSocket upgrades only");
+    }
+    return r;
+  }
+
+  /** The exchange that forwards {@code head} to {@code pool}; not started yet. */
+  static Http1Exchange exchange(
+      Http1Connection client,
+      Forwarding fw,
+      Http1Connection.Setup setup,
+      PoolRuntime pool,
+      RequestHead head,
+      ResponseHead resp,
+      String clientAddress,
+      boolean closeAfter,
+      boolean sentContinue) {
+    ByteBuf up = client.alloc().buffer(head.length() + 160);
+    head.writeUpstream(
+        up,
+        clientAddress,
+        setup.tls() ? HTTPS : HTTP,
+        setup.overH2() ? fw.via2 : head.http10() ? fw.via10 : fw.via11,
+        null);
+    return new Http1Exchange(
+        client,
+        fw,
+        pool,
+        up,
+        head.method().idempotent,
+        head.bodyless(),
+        head.method() == RequestHead.Method.HEAD,
+        pool.requests().hedging() == null ? null : hedgeMethod(head),
+        head.upgrade(),
+        closeAfter,
+        sentContinue,
+        resp,
+        hashKey(pool, head, clientAddress));
+  }
+
+  private static String hedgeMethod(RequestHead head) {
+    RequestHead.Method m = head.method();
+    return m == RequestHead.Method.OTHER ? head.methodName() : m.name();
+  }
+
+  private static HashKey.Key hashKey(PoolRuntime pool, RequestHead head, String clientAddress) {
+    HashKey k = pool.router().hashKey();
+    return k == null ? HashKey.Key.NONE : k.of(head::header, clientAddress);
+  }
+}

@@ -1,0 +1,187 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.upstream.H1Upstream;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.util.ArrayDeque;
+
+/**
+ * The request side of one HTTP/1.x exchange and the member connection it goes out on: the head as
+ * the member gets it (kept for retries and hedges until an answer's head came), the body as the
+ * client sends it (queued while the try in front has no connection yet), and whether that
+ * connection may carry another request afterwards. Owned by {@link Http1Exchange}, which decides
+ * when a connection is taken, given back or dropped; {@link ResponseRelay} pauses its reads while
+ * an answer waits for the client. Event loop only.
+ */
+final class RequestRelay {
+  private final Http1Connection client;
+  private final boolean bodyless;
+
+  /** The head as the member gets it; kept until the response head came, for retries. */
+  private ByteBuf head;
+
+  /** Body bytes received before a member connection was there. */
+  private ArrayDeque<ByteBuf> queued;
+
+  private boolean ended;
+  private boolean bodyWritten;
+  private H1Upstream upstream;
+
+  /** The member closes it, or sent more than the answer: never reused. */
+  private boolean spent;
+
+  RequestRelay(Http1Connection client, ByteBuf head, boolean bodyless) {
+    this.client = client;
+    this.head = head;
+    this.bodyless = bodyless;
+    this.ended = bodyless;
+  }
+
+  /** The try in front has its connection: the head and the body so far go out on it. */
+  void connected(H1Upstream c, H1Upstream.User user) {
+    upstream = c;
+    spent = false;
+    c.attach(user);
+    Channel ch = c.channel();
+    ch.write(bodyless ? head.retainedDuplicate() : head, ch.voidPromise());
+    if (!bodyless) {
+      head = null; // a body follows: never retried, nothing to keep
+      bodyWritten = true;
+    }
+    if (queued != null) {
+      ByteBuf b;
+      while ((b = queued.poll()) != null) {
+        ch.write(b, ch.voidPromise());
+      }
+      queued = null;
+      client.resumeReading();
+    }
+    ch.flush();
+  }
+
+  /** A hedge won: its connection, already answering, is the one in front now. */
+  void adopt(H1Upstream c) {
+    upstream = c;
+    spent = false;
+  }
+
+  /** Body bytes from the client, on their way or queued until a connection is there. */
+  void body(ByteBuf bytes) {
+    if (upstream == null) {
+      if (queued == null) {
+        queued = new ArrayDeque<>();
+      }
+      queued.add(bytes);
+      client.pauseReading(); // until the member connection is there
+      return;
+    }
+    upstream.channel().write(bytes, upstream.channel().voidPromise());
+  }
+
+  /** The end of a read from the client: what was written goes out; a slow member pauses it. */
+  void flush() {
+    if (upstream != null) {
+      upstream.channel().flush();
+      if (!upstream.channel().isWritable()) {
+        client.pauseReading();
+      }
+    }
+  }
+
+  void end() {
+    ended = true;
+  }
+
+  /** Whether the client's body is complete (or there is none). */
+  boolean ended() {
+    return ended;
+  }
+
+  /** Whether the request can go to another member: its head is kept and no body went out. */
+  boolean retryable() {
+    return head != null && !bodyWritten;
+  }
+
+  /** Whether the head is kept (the request can be sent again). */
+  boolean headKept() {
+    return head != null;
+  }
+
+  /** The head a hedge sends: the same bytes as the first try's. */
+  ByteBuf headForHedge() {
+    return head.retainedDuplicate();
+  }
+
+  /** An answer is on its way to the client: the request is not sent again. */
+  void dropHead() {
+    if (head != null) {
+      head.release();
+      head = null;
+    }
+  }
+
+  boolean hasConnection() {
+    return upstream != null;
+  }
+
+  /** The connection must not carry another request. */
+  void spend() {
+    spent = true;
+  }
+
+  /** Reads from the member follow whether the client can take more. */
+  void memberReads(boolean on) {
+    if (upstream != null) {
+      upstream.channel().config().setAutoRead(on);
+    }
+  }
+
+  /** The answer is complete: the connection goes back to be kept alive, if it can. */
+  void releaseConnection() {
+    H1Upstream u = upstream;
+    upstream = null;
+    if (u == null) {
+      return;
+    }
+    if (spent || !ended) {
+      u.discard(); // a body still on its way, or a member that closes: never reused
+    } else {
+      u.release();
+    }
+  }
+
+  /** The try is given up: its connection is closed. */
+  void dropConnection() {
+    H1Upstream u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.discard();
+    }
+  }
+
+  /** The connection closed; false when there was none (any more). */
+  boolean connectionClosed() {
+    H1Upstream gone = upstream;
+    upstream = null;
+    return gone != null;
+  }
+
+  /** Hands the connection over (to a tunnel). */
+  H1Upstream takeConnection() {
+    H1Upstream u = upstream;
+    upstream = null;
+    return u;
+  }
+
+  /** The exchange finished: what it still holds of the request is let go. */
+  void release() {
+    if (head != null) {
+      head.release();
+      head = null;
+    }
+    if (queued != null) {
+      queued.forEach(ByteBuf::release);
+      queued = null;
+    }
+  }
+}
