@@ -159,11 +159,12 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
                 + "5\r\nhello\r\n",
             "POST /up HTTP/1.1\r\nHost: " + HOST + "\r\nContent-Length: 10\r\n\r\nhello");
     for (String request : cut) {
+      // Counted before the request goes: the member may have its head before the next line runs.
+      int seen = m.cutBodies.get();
+      int heads = m.heads.get();
       try (Socket s = new Socket("127.0.0.1", dp.trafficPort())) {
         s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
         s.getOutputStream().flush();
-        int seen = m.cutBodies.get();
-        int heads = m.heads.get();
         // The member has the head (and waits for the rest): the client goes.
         await().atMost(WAIT).until(() -> m.heads.get() == heads + 1);
         s.close();
