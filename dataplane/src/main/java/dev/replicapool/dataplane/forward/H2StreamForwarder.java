@@ -129,66 +129,35 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       deadlines.shortenTo(start + grpcTimeout); // the call's own deadline wins when shorter
     }
     timer.arm();
-    if (rp.queue() != null && rp.queue().busy()) {
+    if (QueueSlot.othersWait(pool)) {
       waitForSlot();
-      return;
+    } else {
+      sendTry();
     }
-    sendTry();
   }
 
   // ---- tries ---------------------------------------------------------------------------------
 
   private void sendTry() {
     Endpoint e = tries.next(pool.router());
-    if (e == null) {
-      if (tries.noMember() == Tries.NoMember.ALL_FULL && tries.tried().isEmpty()) {
-        waitForSlot();
-        return;
-      }
+    if (e != null) {
+      startTry(e);
+    } else if (QueueSlot.mayWait(tries)) {
+      waitForSlot();
+    } else {
       localAnswer(
           tries.tried().isEmpty() ? 503 : 502,
           failure != null ? failure : "no routable member in pool " + pool.name());
-      return;
     }
-    startTry(e);
   }
 
   private void waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, ctx.executor(), this);
-    if (!queueSlot.enter()) {
-      queueSlot = null;
-      localAnswer(503, QueueSlot.fullMessage(pool));
-    }
+    queueSlot = new QueueSlot(fw, pool, ctx.executor(), tries, this);
+    queueSlot.enter();
   }
 
   @Override
-  public boolean gone() {
-    return done;
-  }
-
-  @Override
-  public Tries tries() {
-    return tries;
-  }
-
-  @Override
-  public void admitted(Endpoint e) {
-    queueSlot = null;
-    if (e == null) {
-      localAnswer(503, "no routable member in pool " + pool.name());
-    } else {
-      startTry(e);
-    }
-  }
-
-  @Override
-  public void queueTimedOut(String message) {
-    if (!done) {
-      localAnswer(503, message);
-    }
-  }
-
-  private void startTry(Endpoint e) {
+  public void startTry(Endpoint e) {
     long now = fw.clock.getAsLong();
     current = new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now);
     deadlines.trySent(now);
@@ -379,7 +348,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     finish(status == 0 ? 502 : status);
   }
 
-  void localAnswer(int code, String message) {
+  @Override
+  public void localAnswer(int code, String message) {
     endAttempt();
     H2Answers.local(ctx, grpc, code, message, pool.name());
     finish(code);

@@ -1,7 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
-import dev.replicapool.dataplane.policy.AdmissionQueue;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
@@ -11,8 +10,8 @@ import dev.replicapool.dataplane.upstream.MemberConnections;
 
 /**
  * The tries of one HTTP/1.x exchange: picks each one's member ({@link Tries}), gets it a connection
- * ({@link MemberLinks}), waits for a slot in the pool's {@link AdmissionQueue} when every member is
- * full, sends hedges ({@link Hedges}), watches the timeouts ({@link Deadlines}, one {@link
+ * ({@link MemberLinks}), waits in the pool's queue ({@link QueueSlot}) when every member is full,
+ * sends hedges ({@link Hedges}), watches the timeouts ({@link Deadlines}, one {@link
  * DeadlineTimer}), and decides what a try that ends without a usable answer means: a hedge takes
  * its place, another try goes out, a held answer goes out after all, or the client gets the
  * failure.
@@ -76,15 +75,11 @@ final class TryRunner implements QueueSlot.Owner {
 
   void start() {
     timer.arm(); // the request's own deadline runs while it waits in the queue too
-    AdmissionQueue q = pool.requests().queue();
-    if (q != null && q.busy()) {
-      // Others wait for a slot already: this request queues behind them.
-      if (!waitForSlot()) {
-        exchange.answer(503, QueueSlot.fullMessage(pool));
-      }
-      return;
+    if (QueueSlot.othersWait(pool)) {
+      waitForSlot();
+    } else {
+      sendTry();
     }
-    sendTry();
   }
 
   private void sendTry() {
@@ -96,19 +91,16 @@ final class TryRunner implements QueueSlot.Owner {
     startTry(e);
   }
 
-  private void startTry(Endpoint e) {
+  @Override
+  public void startTry(Endpoint e) {
     deadlines.trySent(front.start(e));
     timer.arm();
     MemberLinks.open(fw, client.eventLoop(), pool, e, new PrimaryConnect(e));
   }
 
   private void noMemberForTry() {
-    boolean full = tries.noMember() == Tries.NoMember.ALL_FULL;
-    if (full && tries.tried().isEmpty()) {
-      if (waitForSlot()) {
-        return;
-      }
-      exchange.answer(503, QueueSlot.fullMessage(pool));
+    if (QueueSlot.mayWait(tries)) {
+      waitForSlot();
     } else if (response.hasHeld()) {
       sendHeld();
     } else if (tries.tried().isEmpty()) {
@@ -263,36 +255,14 @@ final class TryRunner implements QueueSlot.Owner {
 
   // ---- the in-flight limit ----------------------------------------------------------------------
 
-  private boolean waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), this);
-    return queueSlot.enter();
+  private void waitForSlot() {
+    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), tries, this);
+    queueSlot.enter();
   }
 
   @Override
-  public boolean gone() {
-    return exchange.finished();
-  }
-
-  @Override
-  public Tries tries() {
-    return tries;
-  }
-
-  @Override
-  public void admitted(Endpoint e) {
-    queueSlot = null;
-    if (e == null) {
-      noMemberForTry();
-    } else {
-      startTry(e);
-    }
-  }
-
-  @Override
-  public void queueTimedOut(String message) {
-    if (!exchange.finished()) {
-      exchange.answer(503, message);
-    }
+  public void localAnswer(int status, String message) {
+    exchange.answer(status, message);
   }
 
   /** The request ended: the timer stops, hedges still out lose, its queue place is given up. */
