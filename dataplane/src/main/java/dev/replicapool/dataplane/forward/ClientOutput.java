@@ -7,8 +7,9 @@ import io.netty.buffer.CompositeByteBuf;
  * Where the bytes of one HTTP/1.x answer go to the client. While the client is still sending its
  * body (and does not read meanwhile) they wait: the answer goes out once the body is complete (so a
  * body past the limit still gets its 413), at most {@code HOLD_LIMIT} of it, beyond which the
- * member is not read until then. {@link ResponseRelay} writes through it; {@link Http1Exchange}
- * tells it when the member's answer or the client's body is complete. Event loop only.
+ * member is not read until then. What comes of the body after the member's answer is complete is
+ * dropped. {@link ResponseRelay} writes through it; {@link Http1Exchange} hands it the client's
+ * body and tells it when the member's answer is complete. Event loop only.
  */
 final class ClientOutput {
   static final int HOLD_LIMIT = 64 * 1024;
@@ -19,6 +20,9 @@ final class ClientOutput {
   private boolean deferredEnd;
   private boolean wroteToClient;
   private boolean complete;
+
+  /** The client's body ended in the read under way: what was kept back goes at its end. */
+  private boolean bodyEndedInRead;
 
   ClientOutput(Http1Connection client, RequestRelay request) {
     this.client = client;
@@ -39,6 +43,34 @@ final class ClientOutput {
     if (deferred.readableBytes() > HOLD_LIMIT) {
       request.memberReads(false);
     }
+  }
+
+  /**
+   * Body bytes from the client (framing included, as received) on their way to the member, or
+   * dropped once its answer is complete or the exchange {@code finished}; {@code last} ends the
+   * body. True when the body ended with dropped bytes: what was kept back goes now ({@link
+   * #releaseDeferred}), else at the end of the read ({@link #readEnded}).
+   */
+  boolean clientBody(ByteBuf bytes, boolean last, boolean finished) {
+    if (last) {
+      request.end();
+    }
+    if (finished || complete) {
+      bytes.release(); // the member's answer is complete: what is left of the body is dropped
+      return last;
+    }
+    if (last) {
+      bodyEndedInRead = true;
+    }
+    request.body(bytes);
+    return false;
+  }
+
+  /** The end of a read from the client: true when its body ended in it; what was kept back goes. */
+  boolean readEnded() {
+    boolean ended = bodyEndedInRead;
+    bodyEndedInRead = false;
+    return ended;
   }
 
   /**
@@ -72,11 +104,6 @@ final class ClientOutput {
       return false;
     }
     return true;
-  }
-
-  /** Whether the member's answer is complete (what is left of the client's body is dropped). */
-  boolean complete() {
-    return complete;
   }
 
   /** Whether any of the answer reached the client (then the proxy cannot answer instead). */

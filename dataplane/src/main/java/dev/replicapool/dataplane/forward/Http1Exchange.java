@@ -22,7 +22,8 @@ import io.netty.buffer.Unpooled;
  *   <li>{@link TryRunner}: the tries (member, connection, retries, hedges, timeouts, the queue);
  *   <li>{@link RequestRelay}: the head and body on their way to the member, and its connection;
  *   <li>{@link ResponseRelay}: the answer's bytes (head once, framed body, held answer), which go
- *       out through {@link ClientOutput} (kept back while the client still sends);
+ *       out through {@link ClientOutput} (kept back while the client still sends its body, which it
+ *       passes on, and drops the rest of once the answer is complete);
  *   <li>{@link FrontTry}: the try in front and how its end is counted.
  * </ul>
  *
@@ -43,7 +44,6 @@ final class Http1Exchange implements H1Upstream.User {
 
   private int status;
   private boolean finished;
-  private boolean releaseDeferredLater;
 
   Http1Exchange(
       Http1Connection client,
@@ -87,26 +87,14 @@ final class Http1Exchange implements H1Upstream.User {
 
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
-    if (last) {
-      request.end();
+    if (out.clientBody(bytes, last, finished)) {
+      releaseDeferred();
     }
-    if (finished || out.complete()) {
-      bytes.release(); // the member's answer is complete: what is left of the body is dropped
-      if (last) {
-        releaseDeferred();
-      }
-      return;
-    }
-    if (last) {
-      releaseDeferredLater = true;
-    }
-    request.body(bytes);
   }
 
   /** The end of a read from the client. */
   void flushUpstream() {
-    if (releaseDeferredLater) {
-      releaseDeferredLater = false;
+    if (out.readEnded()) {
       releaseDeferred();
     }
     request.flush();
