@@ -2,12 +2,15 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.route.Routes;
+import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.wire.LocalAnswer;
 import dev.replicapool.dataplane.wire.RequestHead;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import dev.replicapool.dataplane.wire.WireError;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -396,17 +399,15 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       in.release();
       in = null;
     }
-    ctx.writeAndFlush(Http1Exchange.empty()).addListener(ChannelFutureListener.CLOSE);
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
-  /** 101 Switching Protocols: from now on bytes flow both ways unchanged. */
-  void tunnel(Http1Exchange e, ByteBuf firstBytes) {
-    var up = e.takeUpstreamForTunnel();
+  /** 101 Switching Protocols: bytes flow both ways over {@code up}; its try stays in flight. */
+  void tunnel(H1Upstream up, Endpoint member, ByteBuf firstBytes) {
     ex = null;
     tunnel = true;
     readingBody = false;
-    openTunnel = fw.tunnels.opened(e.member(), ctx.channel(), up.channel());
-    var member = e.member(); // its try stays in flight while the tunnel is open
+    openTunnel = fw.tunnels.opened(member, ctx.channel(), up.channel());
     up.channel().pipeline().replace(up, "tunnel", new TunnelEnd(ctx.channel(), () -> {}));
     if (firstBytes.isReadable()) {
       ctx.write(firstBytes, ctx.voidPromise());

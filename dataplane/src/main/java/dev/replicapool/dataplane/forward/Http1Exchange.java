@@ -4,12 +4,10 @@ import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
-import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it.
@@ -164,7 +162,10 @@ final class Http1Exchange implements H1Upstream.User {
   private void body(ByteBuf buf) {
     if (upgrade && status == 101) {
       response.flushHead();
-      client.tunnel(this, buf);
+      H1Upstream up = request.takeConnection();
+      runner.stopTimer();
+      finish(101); // the tunnel owns both connections from now on
+      client.tunnel(up, front.member(), buf);
       return;
     }
     if (finished) {
@@ -286,21 +287,5 @@ final class Http1Exchange implements H1Upstream.User {
 
   boolean finished() {
     return finished;
-  }
-
-  /** Hands the member connection over to a tunnel (101 Switching Protocols). */
-  H1Upstream takeUpstreamForTunnel() {
-    H1Upstream u = request.takeConnection();
-    runner.stopTimer();
-    finish(101);
-    return u;
-  }
-
-  Endpoint member() {
-    return front.member();
-  }
-
-  static ByteBuf empty() {
-    return Unpooled.EMPTY_BUFFER;
   }
 }
