@@ -1,7 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
-import dev.replicapool.dataplane.config.UpstreamTls;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
@@ -21,6 +20,7 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+
 
 /**
  * One client HTTP/2 stream to a pool whose members speak HTTP/2 (gRPC): the request's frames go
@@ -162,15 +162,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     current = new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now);
     deadlines.trySent(now);
     timer.arm();
-    UpstreamTls memberTls = pool.upstreamTls();
     fw.h2Connections(ctx.channel().eventLoop())
         .openStream(
-            memberTls == null ? e.address() : memberTls.key() + e.address(),
-            e.host(),
-            e.port(),
-            memberTls,
-            current,
-            current);
+            MemberLinks.key(pool, e), e.host(), e.port(), pool.upstreamTls(), current, current);
   }
 
   @Override

@@ -56,7 +56,10 @@ final class MemberLinks {
     }
   }
 
-  /** Connections are shared by member address, TLS ones only within their pool's TLS settings. */
+  /**
+   * Connections are shared by member address, TLS ones only within their pool's TLS settings; the
+   * HTTP/2 streams of {@link H2StreamForwarder} share the multiplexed connections by it too.
+   */
   static String key(PoolRuntime pool, Endpoint e) {
     return pool.upstreamTls() == null ? e.address() : pool.upstreamTls().key() + e.address();
   }
