@@ -21,7 +21,6 @@ import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
-
 /**
  * One client HTTP/2 stream to a pool whose members speak HTTP/2 (gRPC): the request's frames go
  * onto a stream of the member's multiplexed connection as frames, the member's come back the same
@@ -34,10 +33,11 @@ import java.util.ArrayDeque;
  *
  * <p>This class is the client's side and the course of the stream: its frames, its tries and its
  * end. Each try's member side is an {@link H2Try}, what a passed deadline does is {@link
- * H2StreamTimeouts}, what the proxy answers itself {@link H2Answers}. Why it is still over 300
- * lines: the stream's state (the current try and member stream, whether the answer started, the
- * queued frames, done) changes on some twenty events from the client, the member, the queue and the
- * timer; each further class would need most of it handed back and forth.
+ * H2StreamTimeouts}, what the proxy answers itself {@link H2Answers}, when it waits for a member's
+ * slot and how it leaves the pool's queue {@link QueueSlot}. Why it is still over 300 lines: the
+ * stream's state (the current try and member stream, whether the answer started, the queued frames,
+ * done) changes on some twenty events from the client, the member, the queue and the timer; each
+ * further class would need most of it handed back and forth.
  */
 final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     implements QueueSlot.Owner, H2Try.Owner {
