@@ -71,16 +71,7 @@ public final class DataPlane {
     self[0] = store;
     ProxySettings p = config.proxy();
     store.defaultIdleTimeoutMillis(p.upstreamIdleTimeoutMillis());
-    VertxInternal vi = (VertxInternal) vertx;
-    @SuppressWarnings("unchecked")
-    MemberConnections.Dialer dialer =
-        new MemberConnections.Dialer(
-            (io.netty.channel.ChannelFactory<io.netty.channel.Channel>)
-                vi.transport().channelFactory(false),
-            vi.nameResolver().nettyAddressResolverGroup(),
-            p.upstreamConnectTimeoutMillis(),
-            TimeUnit.SECONDS.toNanos(p.upstreamKeepAliveSeconds()),
-            p.maxConnectionsPerMember());
+    MemberConnections.Dialer dialer = dialer((VertxInternal) vertx, p);
     // This data plane's pseudonym in Via headers: random, so that no two processes share it.
     String viaName = "replicapool-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
     this.forwarding = new Forwarding(p, store::table, metrics, System::nanoTime, viaName, dialer);
@@ -96,6 +87,18 @@ public final class DataPlane {
     this.client =
         new ControlPlaneClient(vertx, config.controlPlane(), store, new Random(seeds.nextLong()));
     client.onConnectionChange(metrics::controlPlaneConnected);
+  }
+
+  /** How the member connections are dialled: the Vert.x transport and resolver, the settings. */
+  @SuppressWarnings("unchecked")
+  private static MemberConnections.Dialer dialer(VertxInternal vertx, ProxySettings p) {
+    return new MemberConnections.Dialer(
+        (io.netty.channel.ChannelFactory<io.netty.channel.Channel>)
+            vertx.transport().channelFactory(false),
+        vertx.nameResolver().nettyAddressResolverGroup(),
+        p.upstreamConnectTimeoutMillis(),
+        TimeUnit.SECONDS.toNanos(p.upstreamKeepAliveSeconds()),
+        p.maxConnectionsPerMember());
   }
 
   /** Binds the traffic and admin ports, then dials the control plane. */

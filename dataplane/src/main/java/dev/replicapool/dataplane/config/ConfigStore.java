@@ -1,25 +1,15 @@
 package dev.replicapool.dataplane.config;
 
-import dev.replicapool.api.v1alpha1.AdaptiveRouting;
-import dev.replicapool.api.v1alpha1.Route;
-import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
-import dev.replicapool.dataplane.policy.RequestPolicy;
-import dev.replicapool.dataplane.routing.HashPolicy;
-import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
-import dev.replicapool.dataplane.routing.SlowStartRamp;
-import dev.replicapool.dataplane.tls.TlsMaterials;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
@@ -28,32 +18,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
- * The data plane's routing table, swapped atomically as snapshots arrive. Validates each snapshot
- * beyond {@link PoolSnapshot#problems()} (duplicate members, host names, hosts or ports claimed by
- * another pool, ports the data plane itself uses, TLS material that does not load) and lets its
- * {@link TableObserver}s prepare (bind a port, load a certificate) before the swap; any failure is
- * a NACK and the previous table keeps serving.
+ * The data plane's routing table, swapped atomically as snapshots arrive. Each change is checked
+ * ({@link SnapshotValidator}: duplicate members, host names, ports the data plane itself uses),
+ * made into a pool ({@link PoolRuntimeFactory}: TLS material that does not load) and put in the new
+ * table ({@link RoutingTable.Editor}: hosts or ports claimed by another pool); then its {@link
+ * TableObserver}s prepare (bind a port, load a certificate) before the swap. Any failure is a NACK
+ * and the previous table keeps serving.
  *
  * <p>Applies run one batch at a time in arrival order; {@link #table()} is lock-free for the proxy.
  */
 public final class ConfigStore implements SnapshotApplier {
-  /** Decay constant of the latency average used by the Adaptive policy. */
-  public static final long EWMA_TAU_MILLIS = 10_000;
-
-  /** A failure counts as this many times the pool's baseline latency. */
-  public static final int FAILURE_PENALTY_FACTOR = 10;
-
-  private static final Pattern HOST = Pattern.compile(Route.HOSTNAME_PATTERN);
-
-  private final Vertx vertx;
   private volatile Set<Integer> reservedPorts;
-  private final LongSupplier clock;
-  private final Supplier<Random> randoms;
-  private final Function<String, PoolRouter.Events> events;
-  private volatile long defaultIdleNanos = 30_000_000_000L;
+  private final PoolRuntimeFactory pools;
   private final AtomicReference<RoutingTable> table = new AtomicReference<>(RoutingTable.EMPTY);
   private final List<TableObserver> observers = new CopyOnWriteArrayList<>();
   private volatile boolean firstApplied;
@@ -72,11 +50,8 @@ public final class ConfigStore implements SnapshotApplier {
       LongSupplier clock,
       Supplier<Random> randoms,
       Function<String, PoolRouter.Events> events) {
-    this.vertx = Objects.requireNonNull(vertx);
     this.reservedPorts = Set.copyOf(reservedPorts);
-    this.clock = clock;
-    this.randoms = randoms;
-    this.events = events;
+    this.pools = new PoolRuntimeFactory(Objects.requireNonNull(vertx), clock, randoms, events);
   }
 
   /** Ports of the data plane itself, known once its listeners are bound. */
@@ -86,7 +61,7 @@ public final class ConfigStore implements SnapshotApplier {
 
   /** The idle timeout of pools that set none (the data plane's --upstream-timeout-ms). */
   public void defaultIdleTimeoutMillis(long millis) {
-    this.defaultIdleNanos = millis * 1_000_000L;
+    pools.defaultIdleTimeoutMillis(millis);
   }
 
   public void addObserver(TableObserver observer) {
@@ -216,23 +191,13 @@ public final class ConfigStore implements SnapshotApplier {
   private boolean stage(RoutingTable.Editor editor, Change c) {
     PoolRuntime existing = editor.pool(c.pool());
     if (c.isRemoval()) {
-      if (existing != null && existing.version() > c.version()) {
-        throw new IllegalArgumentException(
-            "removal version " + c.version() + " is older than the applied " + existing.version());
-      }
+      SnapshotValidator.checkRemoval(existing, c.version());
       editor.remove(c.pool());
       return existing != null;
     }
     PoolSnapshot s = c.snapshot();
-    List<String> problems = s.problems();
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException("invalid snapshot: " + String.join("; ", problems));
-    }
-    if (existing != null && s.version() < existing.version()) {
-      throw new IllegalArgumentException(
-          "version " + s.version() + " is older than the applied " + existing.version());
-    }
-    editor.put(build(s, existing));
+    List<String> hosts = SnapshotValidator.check(s, existing, reservedPorts);
+    editor.put(pools.build(s, hosts, existing));
     return true;
   }
 
@@ -266,88 +231,5 @@ public final class ConfigStore implements SnapshotApplier {
               }
               return Future.succeededFuture();
             });
-  }
-
-  private PoolRuntime build(PoolSnapshot s, PoolRuntime previous) {
-    requireDistinctMembers(s);
-    List<String> hosts = hosts(s);
-    if (s.port() != null && reservedPorts.contains(s.port())) {
-      throw new IllegalArgumentException(
-          "port " + s.port() + " is one of the data plane's own ports");
-    }
-    TlsMaterials.Loaded tls = s.tls() == null ? null : TlsMaterials.load(vertx, s.tls());
-    double baseline = baselineLatencyMillis(s);
-    PoolRouter router = router(s, baseline, previous);
-    String protocol = s.appProtocol() == null ? "http" : s.appProtocol();
-    UpstreamTls upstreamTls =
-        protocol.equals("https") || protocol.equals("kubernetes.io/wss")
-            ? UpstreamTls.load(s.upstreamTls())
-            : null;
-    RequestPolicy requests =
-        RequestPolicy.from(
-            s, previous == null ? null : previous.requests(), defaultIdleNanos, baseline, clock);
-    return new PoolRuntime(
-        s,
-        router,
-        List.copyOf(hosts),
-        s.port(),
-        tls,
-        RetryPolicy.from(s.retry()),
-        upstreamTls,
-        requests);
-  }
-
-  private static void requireDistinctMembers(PoolSnapshot s) {
-    Set<String> addresses = new HashSet<>();
-    for (MemberSnapshot m : s.members()) {
-      if (!addresses.add(m.address())) {
-        throw new IllegalArgumentException("member " + m.address() + " is listed twice");
-      }
-    }
-  }
-
-  /** The pool's host names, lower-cased and without repeats; refuses one that is no DNS name. */
-  private static List<String> hosts(PoolSnapshot s) {
-    List<String> hosts = new ArrayList<>();
-    for (String h : s.hosts() == null ? List.<String>of() : s.hosts()) {
-      String n = h == null ? "" : h.strip().toLowerCase(Locale.ROOT);
-      if (!HOST.matcher(n).matches()) {
-        throw new IllegalArgumentException("host " + h + " is not a DNS name or *.suffix");
-      }
-      if (!hosts.contains(n)) {
-        hosts.add(n);
-      }
-    }
-    return hosts;
-  }
-
-  /** The adaptive baseline latency of the snapshot, else the API's default. */
-  private static double baselineLatencyMillis(PoolSnapshot s) {
-    AdaptiveRouting adaptive = s.adaptive() != null ? s.adaptive() : new AdaptiveRouting();
-    return adaptive.baselineLatencyMillis != null
-        ? adaptive.baselineLatencyMillis
-        : new AdaptiveRouting().baselineLatencyMillis;
-  }
-
-  /** The pool's router, carrying over the state of the previous one. */
-  private PoolRouter router(PoolSnapshot s, double baseline, PoolRuntime previous) {
-    PoolRouter.Settings settings =
-        new PoolRouter.Settings(
-            s.policy(),
-            OutlierPolicy.from(s.outlierDetection()),
-            EWMA_TAU_MILLIS,
-            baseline,
-            baseline * FAILURE_PENALTY_FACTOR,
-            SlowStartRamp.from(s.slowStart()),
-            s.panicThresholdPercent() == null ? 0 : s.panicThresholdPercent(),
-            HashPolicy.from(s.consistentHash()));
-    return PoolRouter.create(
-        s.pool(),
-        settings,
-        s.members(),
-        previous == null ? null : previous.router(),
-        clock,
-        randoms.get(),
-        events.apply(s.pool()));
   }
 }

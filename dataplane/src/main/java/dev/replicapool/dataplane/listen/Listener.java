@@ -19,4 +19,10 @@ final class Listener {
     this.pool = pool;
     this.tls = tls;
   }
+
+  /** Closes the server channels and every connection at once, without a drain. */
+  void closeNow() {
+    servers.forEach(Channel::close);
+    connections.close();
+  }
 }

@@ -6,20 +6,11 @@ import dev.replicapool.dataplane.config.TableObserver;
 import dev.replicapool.dataplane.forward.Forwarding;
 import dev.replicapool.dataplane.forward.Http1Connection;
 import dev.replicapool.dataplane.proxy.ProxySettings;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,24 +28,17 @@ import org.slf4j.LoggerFactory;
  * the swap, their connections drained. Certificates need no rebinding: each handshake reads the
  * live table.
  *
- * <p>Each port is served by {@link ProxySettings#instances()} event loops of the Vert.x instance:
- * with the native transport one server socket per loop (SO_REUSEPORT, the kernel spreads
- * connections), else one socket whose connections are spread over the loops. A connection and its
- * member connections stay on one loop.
- *
- * <p>Why one class of this size: the three kinds of port follow the same table swap (prepare,
- * abort, installed) and share the bind and drain code.
+ * <p>Each port is served by {@link ProxySettings#instances()} event loops of the Vert.x instance,
+ * bound by {@link PortBinder}. A connection and its member connections stay on one loop.
  */
 public final class TrafficListeners implements TableObserver {
   private static final Logger log = LoggerFactory.getLogger(TrafficListeners.class);
 
   private final VertxInternal vertx;
   private final ProxySettings settings;
-  private final Supplier<RoutingTable> table;
   private final Forwarding fw;
   private final ClientGate gate;
-  private final List<EventLoop> loops = new ArrayList<>();
-  private final boolean reusePort;
+  private final PortBinder binder;
 
   private Listener shared;
   private Listener sharedTls;
@@ -66,22 +50,15 @@ public final class TrafficListeners implements TableObserver {
       Vertx vertx, ProxySettings settings, Supplier<RoutingTable> table, Forwarding fw) {
     this.vertx = (VertxInternal) vertx;
     this.settings = settings;
-    this.table = table;
     this.fw = fw;
     this.gate = new ClientGate(settings.maxClientConnections());
-    EventLoopGroup group = this.vertx.nettyEventLoopGroup();
-    for (int i = 0; i < Math.max(1, settings.instances()); i++) {
-      EventLoop l = group.next();
-      if (!loops.contains(l)) {
-        loops.add(l);
-      }
-    }
-    this.reusePort = epoll(serverFactory());
+    this.binder = new PortBinder(this.vertx, settings, table, fw, gate);
   }
 
   /** Binds the shared plain port. */
   public Future<Void> start() {
-    return bind(settings.trafficPort(), null, false)
+    return binder
+        .bind(settings.trafficPort(), null, false)
         .map(
             l -> {
               synchronized (this) {
@@ -91,8 +68,8 @@ public final class TrafficListeners implements TableObserver {
                   "traffic listening on {}:{} ({} event loop(s), {})",
                   settings.listenHost(),
                   l.port,
-                  loops.size(),
-                  reusePort ? "epoll, SO_REUSEPORT" : "one accepting socket");
+                  binder.loopCount(),
+                  binder.reusePort() ? "epoll, SO_REUSEPORT" : "one accepting socket");
               return null;
             });
   }
@@ -128,7 +105,8 @@ public final class TrafficListeners implements TableObserver {
       PoolRuntime p = e.getValue();
       if (!dedicated.containsKey(port) && !pending.containsKey(port)) {
         work.add(
-            bind(port, p.name(), p.tls() != null)
+            binder
+                .bind(port, p.name(), p.tls() != null)
                 .onSuccess(
                     bound -> {
                       synchronized (this) {
@@ -142,7 +120,8 @@ public final class TrafficListeners implements TableObserver {
         && pendingSharedTls == null
         && anySharedTls(next)) {
       work.add(
-          bind(settings.tlsPort(), null, true)
+          binder
+              .bind(settings.tlsPort(), null, true)
               .onSuccess(
                   bound -> {
                     synchronized (this) {
@@ -155,10 +134,10 @@ public final class TrafficListeners implements TableObserver {
 
   @Override
   public synchronized void abort(TableObserver.Change change) {
-    pending.values().forEach(this::closeNow);
+    pending.values().forEach(Listener::closeNow);
     pending.clear();
     if (pendingSharedTls != null) {
-      closeNow(pendingSharedTls);
+      pendingSharedTls.closeNow();
       pendingSharedTls = null;
     }
   }
@@ -166,6 +145,18 @@ public final class TrafficListeners implements TableObserver {
   @Override
   public synchronized void installed(TableObserver.Change change) {
     RoutingTable next = change.next();
+    adoptPending();
+    followDedicatedPorts(next);
+    if (sharedTls != null && !anySharedTls(next)) {
+      log.info("no pool has TLS any more: closing port {}", sharedTls.port);
+      drain(sharedTls);
+      sharedTls = null;
+    }
+    closeTunnelsOfLeavingMembers(change);
+  }
+
+  /** The ports bound for this swap start to count as the table's. */
+  private void adoptPending() {
     dedicated.putAll(pending);
     pending.clear();
     if (pendingSharedTls != null) {
@@ -173,6 +164,13 @@ public final class TrafficListeners implements TableObserver {
       pendingSharedTls = null;
       log.info("TLS traffic listening on {}:{}", settings.listenHost(), sharedTls.port);
     }
+  }
+
+  /**
+   * Drains the dedicated ports no pool of {@code next} owns any more, and binds anew those whose
+   * pool went between plain text and TLS.
+   */
+  private void followDedicatedPorts(RoutingTable next) {
     for (Integer port : new ArrayList<>(dedicated.keySet())) {
       Listener l = dedicated.get(port);
       PoolRuntime p = next.poolForPort(port);
@@ -181,30 +179,28 @@ public final class TrafficListeners implements TableObserver {
         dedicated.remove(port);
         drain(l);
       } else if (l.tls != (p.tls() != null)) {
-        // Between plain text and TLS: the port must be bound anew.
         dedicated.remove(port);
-        String pool = p.name();
-        boolean tls = p.tls() != null;
-        drain(l)
-            .transform(ar -> bind(port, pool, tls))
-            .onComplete(
-                ar -> {
-                  if (ar.succeeded()) {
-                    synchronized (this) {
-                      dedicated.put(port, ar.result());
-                    }
-                  } else {
-                    log.error("cannot rebind port {} of pool {}: {}", port, pool, ar.cause());
-                  }
-                });
+        rebind(port, l, p);
       }
     }
-    if (sharedTls != null && !anySharedTls(next)) {
-      log.info("no pool has TLS any more: closing port {}", sharedTls.port);
-      drain(sharedTls);
-      sharedTls = null;
-    }
-    closeTunnelsOfLeavingMembers(change);
+  }
+
+  /** Between plain text and TLS: the port must be bound anew, once its connections drained. */
+  private void rebind(int port, Listener l, PoolRuntime p) {
+    String pool = p.name();
+    boolean tls = p.tls() != null;
+    drain(l)
+        .transform(ar -> binder.bind(port, pool, tls))
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                synchronized (this) {
+                  dedicated.put(port, ar.result());
+                }
+              } else {
+                log.error("cannot rebind port {} of pool {}: {}", port, pool, ar.cause());
+              }
+            });
   }
 
   /**
@@ -258,11 +254,6 @@ public final class TrafficListeners implements TableObserver {
     return Future.join(closing).mapEmpty();
   }
 
-  private void closeNow(Listener l) {
-    l.servers.forEach(Channel::close);
-    l.connections.close();
-  }
-
   /**
    * Stops accepting, closes idle connections, and lets the others finish their current request
    * (they close after it), up to the drain time.
@@ -284,92 +275,5 @@ public final class TrafficListeners implements TableObserver {
           }
         });
     return done.future();
-  }
-
-  private Future<Listener> bind(int port, String pool, boolean tls) {
-    Listener l = new Listener(pool, tls);
-    String what = pool == null ? "" : "pool " + pool + ": ";
-    int actual;
-    try {
-      actual = port == 0 ? freePort(settings.listenHost()) : port;
-    } catch (java.io.IOException e) {
-      return Future.failedFuture(what + "no free port: " + e.getMessage());
-    }
-    l.port = actual;
-    ConnectionSetup init =
-        new ConnectionSetup(fw, gate, table, pool, tls, settings.h2c() && !tls, l);
-    List<ChannelFuture> binds = new ArrayList<>();
-    if (reusePort) {
-      for (EventLoop loop : loops) {
-        binds.add(
-            bootstrap(loop, loop, init)
-                .option(EpollChannelOption.SO_REUSEPORT, true)
-                .bind(settings.listenHost(), actual));
-      }
-    } else {
-      binds.add(
-          bootstrap(vertx.acceptorEventLoopGroup(), vertx.nettyEventLoopGroup(), init)
-              .bind(settings.listenHost(), actual));
-    }
-    Promise<Listener> result = Promise.promise();
-    int[] left = {binds.size()};
-    Throwable[] failure = {null};
-    for (ChannelFuture f : binds) {
-      f.addListener(
-          x -> {
-            synchronized (left) {
-              if (f.isSuccess()) {
-                l.servers.add(f.channel());
-              } else if (failure[0] == null) {
-                failure[0] = f.cause();
-              }
-              if (--left[0] == 0) {
-                if (failure[0] != null) {
-                  closeNow(l);
-                  result.fail(
-                      what + "cannot listen on port " + actual + ": " + failure[0].getMessage());
-                } else {
-                  result.complete(l);
-                }
-              }
-            }
-          });
-    }
-    return result.future();
-  }
-
-  private ServerBootstrap bootstrap(
-      EventLoopGroup boss, EventLoopGroup workers, ConnectionSetup init) {
-    return new ServerBootstrap()
-        .group(boss, workers)
-        .channelFactory(serverFactory())
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .option(ChannelOption.SO_REUSEADDR, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.SO_KEEPALIVE, true)
-        // A client that half-closes after its requests (nc -N, scripts) still gets its answers.
-        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .childHandler(init);
-  }
-
-  @SuppressWarnings("unchecked")
-  private io.netty.channel.ChannelFactory<ServerChannel> serverFactory() {
-    return (io.netty.channel.ChannelFactory<ServerChannel>)
-        vertx.transport().serverChannelFactory(false);
-  }
-
-  private static int freePort(String host) throws java.io.IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket()) {
-      s.bind(new InetSocketAddress(host, 0));
-      return s.getLocalPort();
-    }
-  }
-
-  /** Whether the transport is native epoll, which lets every loop bind the port (SO_REUSEPORT). */
-  private static boolean epoll(io.netty.channel.ChannelFactory<?> f) {
-    Channel c = f.newChannel();
-    boolean epoll = c instanceof EpollServerSocketChannel;
-    c.unsafe().closeForcibly();
-    return epoll;
   }
 }

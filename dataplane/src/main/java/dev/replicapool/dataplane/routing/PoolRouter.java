@@ -165,13 +165,8 @@ public final class PoolRouter {
       LongSupplier clock,
       Random random,
       Events events) {
-    Map<String, Endpoint> old = new HashMap<>();
+    Map<String, Endpoint> old = endpointsByAddress(previous);
     Object lock = previous != null ? previous.lock : new Object();
-    if (previous != null) {
-      for (Endpoint e : previous.endpoints) {
-        old.put(e.address(), e);
-      }
-    }
     List<Endpoint> endpoints = new ArrayList<>(members.size());
     List<Carried> carried = new ArrayList<>();
     long now = clock.getAsLong();
@@ -184,14 +179,7 @@ public final class PoolRouter {
         // Shared with the live router: its new weight and state wait for activate().
         carried.add(new Carried(e, m));
       } else {
-        e =
-            new Endpoint(
-                m.host(),
-                m.port(),
-                m.weight(),
-                m.state(),
-                new PeakEwma(settings.ewmaTauMillis(), settings.defaultLatencyMillis(), now));
-        e.joinedLate = poolRoutes;
+        e = newEndpoint(m, settings, now, poolRoutes);
       }
       endpoints.add(e);
     }
@@ -200,6 +188,31 @@ public final class PoolRouter {
             pool, settings, List.copyOf(endpoints), members, previous, random, clock, events, lock);
     router.pending = carried;
     return router;
+  }
+
+  /** The members of {@code previous} (null: none) by address. */
+  private static Map<String, Endpoint> endpointsByAddress(PoolRouter previous) {
+    Map<String, Endpoint> byAddress = new HashMap<>();
+    if (previous != null) {
+      for (Endpoint e : previous.endpoints) {
+        byAddress.put(e.address(), e);
+      }
+    }
+    return byAddress;
+  }
+
+  /** A member new to the pool, with no latency samples yet. */
+  private static Endpoint newEndpoint(
+      MemberSnapshot m, Settings settings, long now, boolean joinedLate) {
+    Endpoint e =
+        new Endpoint(
+            m.host(),
+            m.port(),
+            m.weight(),
+            m.state(),
+            new PeakEwma(settings.ewmaTauMillis(), settings.defaultLatencyMillis(), now));
+    e.joinedLate = joinedLate;
+    return e;
   }
 
   /**
