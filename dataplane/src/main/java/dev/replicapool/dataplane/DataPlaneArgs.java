@@ -2,13 +2,16 @@ package dev.replicapool.dataplane;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.Pem;
+import dev.replicapool.cli.CommandLineException;
+import dev.replicapool.cli.FlagParser;
+import dev.replicapool.cli.FlagParser.Rules;
+import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -76,6 +79,12 @@ public final class DataPlaneArgs {
           "drain-seconds",
           "instances");
 
+  private static final FlagParser PARSER =
+      FlagParser.of(Rules.LENIENT, FLAGS, List.of())
+          .withHelpWords("-h", "--help")
+          .withEnvironment("REPLICAPOOL_")
+          .withStrippedValues();
+
   private DataPlaneArgs() {}
 
   /** A command line that cannot work; the message says why. */
@@ -87,8 +96,7 @@ public final class DataPlaneArgs {
 
   public static DataPlane.Config parse(String[] args, Map<String, String> env)
       throws UsageException {
-    Map<String, String> values = fromEnvironment(env);
-    values.putAll(fromArgs(args));
+    Map<String, String> values = values(args, env);
     ControlPlaneClient.Options cpo = withTls(controlPlane(values, env), values);
 
     HostPort listen = hostPort("listen", values.getOrDefault("listen", "8080"), "0.0.0.0", 8080);
@@ -106,48 +114,19 @@ public final class DataPlaneArgs {
     return new DataPlane.Config(cpo, proxy, admin.host(), admin.port());
   }
 
-  /** The flags set as {@code REPLICAPOOL_*} variables, stripped; blank ones count as unset. */
-  private static Map<String, String> fromEnvironment(Map<String, String> env) {
-    Map<String, String> values = new HashMap<>();
-    for (String flag : FLAGS) {
-      String v = env.get("REPLICAPOOL_" + flag.toUpperCase(Locale.ROOT).replace('-', '_'));
-      if (v != null && !v.isBlank()) {
-        values.put(flag, v.strip());
-      }
+  /** The flags of {@code args}, each absent one from {@code env}; help as an empty message. */
+  private static Map<String, String> values(String[] args, Map<String, String> env)
+      throws UsageException {
+    ParsedFlags parsed;
+    try {
+      parsed = PARSER.parse(args, env);
+    } catch (CommandLineException e) {
+      throw new UsageException(e.getMessage());
     }
-    return values;
-  }
-
-  /** The flags of the command line, as {@code --flag value} or {@code --flag=value}. */
-  private static Map<String, String> fromArgs(String[] args) throws UsageException {
-    Map<String, String> values = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("-h") || a.equals("--help")) {
-        throw new UsageException("");
-      }
-      if (!a.startsWith("--")) {
-        throw new UsageException("unexpected argument " + a);
-      }
-      String name = a.substring(2);
-      String value = null;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      }
-      if (!FLAGS.contains(name)) {
-        throw new UsageException("unknown flag --" + name);
-      }
-      if (value == null) {
-        if (i + 1 >= args.length) {
-          throw new UsageException("--" + name + " needs a value");
-        }
-        value = args[++i];
-      }
-      values.put(name, value.strip());
+    if (parsed.help()) {
+      throw new UsageException("");
     }
-    return values;
+    return parsed.values();
   }
 
   /** Where the control plane is, the token, this node's name and its group; no TLS yet. */
