@@ -1,6 +1,10 @@
 package dev.replicapool.local;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.cli.CommandLineException;
+import dev.replicapool.cli.FlagParser;
+import dev.replicapool.cli.FlagParser.Rules;
+import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
@@ -41,6 +45,19 @@ public final class LocalRunMain {
         --operator-admin PORT    operator /metrics /healthz /readyz (default 8090)
       """;
 
+  private static final FlagParser PARSER =
+      FlagParser.of(
+              Rules.PAIRED,
+              List.of(
+                  "kubeconfig",
+                  "namespace",
+                  "traffic-port",
+                  "admin-port",
+                  "operator-port",
+                  "operator-admin"),
+              List.of())
+          .withHelpWords("--help", "-h");
+
   /** Name, HTTP port, gRPC port (pool "grpc"). */
   static final List<String[]> STATIC_REPLICAS =
       List.of(
@@ -67,9 +84,9 @@ public final class LocalRunMain {
     Map<String, String> flags;
     LocalPorts ports;
     try {
-      flags = Flags.parse(args, USAGE);
+      flags = flags(args);
       ports = LocalPorts.of(flags);
-    } catch (IllegalArgumentException e) {
+    } catch (CommandLineException | IllegalArgumentException e) {
       System.err.println("run-local: " + e.getMessage());
       System.err.print(USAGE);
       System.exit(2);
@@ -94,6 +111,16 @@ public final class LocalRunMain {
       System.exit(1);
     }
     stop.await();
+  }
+
+  /** The flags of {@code args}; {@code --help} or {@code -h} prints the usage and exits. */
+  private static Map<String, String> flags(String[] args) throws CommandLineException {
+    ParsedFlags parsed = PARSER.parse(args);
+    if (parsed.help()) {
+      System.out.print(USAGE);
+      System.exit(0);
+    }
+    return parsed.values();
   }
 
   /** A failed step: what failed, and what the user can do about it. */
