@@ -13,9 +13,16 @@ import java.util.Set;
  * wins over the environment. Every mistake is a {@link CommandLineException} naming the flag.
  *
  * <p>Used by the mains of the operator, the data plane, the registrar (and through it the sample
- * replica) and the local run. A parser is immutable; the {@code with...} methods return a new one.
+ * replica) and the local run. A parser is an immutable value; the {@code with...} methods return a
+ * new one.
  */
-public final class FlagParser {
+public record FlagParser(
+    Rules rules,
+    Set<String> valued,
+    Set<String> switches,
+    Set<String> helpWords,
+    String environmentPrefix,
+    boolean stripValues) {
 
   /** How strictly a command line is read. */
   public enum Rules {
@@ -33,26 +40,14 @@ public final class FlagParser {
     PAIRED
   }
 
-  private final Set<String> valued;
-  private final Set<String> switches;
-  private final Rules rules;
-  private final Set<String> helpWords;
-  private final String environmentPrefix;
-  private final boolean strip;
-
-  private FlagParser(
-      Set<String> valued,
-      Set<String> switches,
-      Rules rules,
-      Set<String> helpWords,
-      String environmentPrefix,
-      boolean strip) {
-    this.valued = valued;
-    this.switches = switches;
-    this.rules = rules;
-    this.helpWords = helpWords;
-    this.environmentPrefix = environmentPrefix;
-    this.strip = strip;
+  /**
+   * A parser with every setting given; {@code environmentPrefix} null means no environment. {@link
+   * #of} and the {@code with...} methods are the usual way to one.
+   */
+  public FlagParser {
+    valued = Set.copyOf(valued);
+    switches = Set.copyOf(switches);
+    helpWords = Set.copyOf(helpWords);
   }
 
   /**
@@ -60,7 +55,7 @@ public final class FlagParser {
    * one), both named without the leading dashes, read by {@code rules}.
    */
   public static FlagParser of(Rules rules, Collection<String> valued, Collection<String> switches) {
-    return new FlagParser(Set.copyOf(valued), Set.copyOf(switches), rules, Set.of(), null, false);
+    return new FlagParser(rules, Set.copyOf(valued), Set.copyOf(switches), Set.of(), null, false);
   }
 
   /**
@@ -69,7 +64,7 @@ public final class FlagParser {
    * still reported.
    */
   public FlagParser withHelpWords(String... words) {
-    return new FlagParser(valued, switches, rules, Set.of(words), environmentPrefix, strip);
+    return new FlagParser(rules, valued, switches, Set.of(words), environmentPrefix, stripValues);
   }
 
   /**
@@ -78,12 +73,12 @@ public final class FlagParser {
    * form.
    */
   public FlagParser withEnvironment(String prefix) {
-    return new FlagParser(valued, switches, rules, helpWords, prefix, strip);
+    return new FlagParser(rules, valued, switches, helpWords, prefix, stripValues);
   }
 
   /** This parser, which strips leading and trailing white space from every value it reads. */
   public FlagParser withStrippedValues() {
-    return new FlagParser(valued, switches, rules, helpWords, environmentPrefix, true);
+    return new FlagParser(rules, valued, switches, helpWords, environmentPrefix, true);
   }
 
   /**
@@ -164,7 +159,7 @@ public final class FlagParser {
     if (rules == Rules.STRICT && value.isBlank()) {
       throw new CommandLineException("--" + name + " needs a non-empty value");
     }
-    return strip ? value.strip() : value;
+    return stripValues ? value.strip() : value;
   }
 
   private void store(Map<String, String> given, String name, String value)
@@ -184,7 +179,7 @@ public final class FlagParser {
     for (String flag : valued) {
       String value = env.get(environmentName(environmentPrefix, flag));
       if (value != null && !value.isBlank()) {
-        values.put(flag, strip ? value.strip() : value);
+        values.put(flag, stripValues ? value.strip() : value);
       }
     }
     return values;
