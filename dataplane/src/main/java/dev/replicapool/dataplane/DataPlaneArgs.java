@@ -1,21 +1,19 @@
 package dev.replicapool.dataplane;
 
-import dev.replicapool.api.wire.ControlPlaneProtocol;
-import dev.replicapool.api.wire.Pem;
+import dev.replicapool.cli.CommandLineException;
+import dev.replicapool.cli.FlagParser;
+import dev.replicapool.cli.FlagParser.Rules;
+import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.proxy.ProxySettings;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * Command line of the data plane. Every flag {@code --some-flag} can also come from the environment
- * as {@code REPLICAPOOL_SOME_FLAG}; a flag wins over the environment.
+ * as {@code REPLICAPOOL_SOME_FLAG}; a flag wins over the environment. This class reads the ports,
+ * limits and timeouts; {@link ControlPlaneArgs} the connection to the operator.
  */
 public final class DataPlaneArgs {
   static final String USAGE =
@@ -76,6 +74,12 @@ public final class DataPlaneArgs {
           "drain-seconds",
           "instances");
 
+  private static final FlagParser PARSER =
+      FlagParser.of(Rules.LENIENT, FLAGS, List.of())
+          .withHelpWords("-h", "--help")
+          .withEnvironment("REPLICAPOOL_")
+          .withStrippedValues();
+
   private DataPlaneArgs() {}
 
   /** A command line that cannot work; the message says why. */
@@ -87,9 +91,8 @@ public final class DataPlaneArgs {
 
   public static DataPlane.Config parse(String[] args, Map<String, String> env)
       throws UsageException {
-    Map<String, String> values = fromEnvironment(env);
-    values.putAll(fromArgs(args));
-    ControlPlaneClient.Options cpo = withTls(controlPlane(values, env), values);
+    Map<String, String> values = values(args, env);
+    ControlPlaneClient.Options cpo = ControlPlaneArgs.options(values, env);
 
     HostPort listen = hostPort("listen", values.getOrDefault("listen", "8080"), "0.0.0.0", 8080);
     String tlsValue = values.getOrDefault("tls-listen", "8443");
@@ -106,108 +109,19 @@ public final class DataPlaneArgs {
     return new DataPlane.Config(cpo, proxy, admin.host(), admin.port());
   }
 
-  /** The flags set as {@code REPLICAPOOL_*} variables, stripped; blank ones count as unset. */
-  private static Map<String, String> fromEnvironment(Map<String, String> env) {
-    Map<String, String> values = new HashMap<>();
-    for (String flag : FLAGS) {
-      String v = env.get("REPLICAPOOL_" + flag.toUpperCase(Locale.ROOT).replace('-', '_'));
-      if (v != null && !v.isBlank()) {
-        values.put(flag, v.strip());
-      }
+  /** The flags of {@code args}, each absent one from {@code env}; help as an empty message. */
+  private static Map<String, String> values(String[] args, Map<String, String> env)
+      throws UsageException {
+    ParsedFlags parsed;
+    try {
+      parsed = PARSER.parse(args, env);
+    } catch (CommandLineException e) {
+      throw new UsageException(e.getMessage());
     }
-    return values;
-  }
-
-  /** The flags of the command line, as {@code --flag value} or {@code --flag=value}. */
-  private static Map<String, String> fromArgs(String[] args) throws UsageException {
-    Map<String, String> values = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("-h") || a.equals("--help")) {
-        throw new UsageException("");
-      }
-      if (!a.startsWith("--")) {
-        throw new UsageException("unexpected argument " + a);
-      }
-      String name = a.substring(2);
-      String value = null;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      }
-      if (!FLAGS.contains(name)) {
-        throw new UsageException("unknown flag --" + name);
-      }
-      if (value == null) {
-        if (i + 1 >= args.length) {
-          throw new UsageException("--" + name + " needs a value");
-        }
-        value = args[++i];
-      }
-      values.put(name, value.strip());
+    if (parsed.help()) {
+      throw new UsageException("");
     }
-    return values;
-  }
-
-  /** Where the control plane is, the token, this node's name and its group; no TLS yet. */
-  private static ControlPlaneClient.Options controlPlane(
-      Map<String, String> values, Map<String, String> env) throws UsageException {
-    String cp = values.get("control-plane");
-    if (cp == null) {
-      throw new UsageException("--control-plane HOST:PORT is required");
-    }
-    HostPort control = hostPort("control-plane", cp, null, ControlPlaneProtocol.DEFAULT_PORT);
-    String tokenFile = values.get("token-file");
-    if (tokenFile == null) {
-      throw new UsageException("--token-file is required");
-    }
-    String token = read("token-file", tokenFile).strip();
-    if (token.isEmpty()) {
-      throw new UsageException("the token file " + tokenFile + " is empty");
-    }
-    String node = values.get("node");
-    if (node == null) {
-      node = env.getOrDefault("NODE_NAME", env.get("HOSTNAME"));
-    }
-    if (node == null || node.isBlank()) {
-      throw new UsageException("--node is required (no NODE_NAME or HOSTNAME in the environment)");
-    }
-    ControlPlaneClient.Options cpo =
-        ControlPlaneClient.Options.of(control.host(), control.port(), token, node.strip());
-    if (values.containsKey("group")) {
-      try {
-        cpo = cpo.withGroup(values.get("group").strip());
-      } catch (IllegalArgumentException e) {
-        throw new UsageException("--group: " + e.getMessage());
-      }
-    }
-    return cpo;
-  }
-
-  /** TLS to the control plane: a CA turns it on, a client certificate and key make it mutual. */
-  private static ControlPlaneClient.Options withTls(
-      ControlPlaneClient.Options cpo, Map<String, String> values) throws UsageException {
-    boolean cert = values.containsKey("control-plane-cert");
-    boolean key = values.containsKey("control-plane-key");
-    if (cert != key) {
-      throw new UsageException(
-          "--control-plane-cert and --control-plane-key go together: give both or neither");
-    }
-    if (cert && !values.containsKey("control-plane-ca")) {
-      throw new UsageException(
-          "--control-plane-cert (mutual TLS) needs TLS: give --control-plane-ca too");
-    }
-    if (values.containsKey("control-plane-ca")) {
-      cpo = cpo.withTrustPem(pem(values, "control-plane-ca", "CERTIFICATE"));
-    }
-    if (cert) {
-      cpo =
-          cpo.withClientCertificate(
-              pem(values, "control-plane-cert", "CERTIFICATE"),
-              pem(values, "control-plane-key", "PRIVATE KEY"));
-    }
-    return cpo;
+    return parsed.values();
   }
 
   private static ProxySettings withLimits(ProxySettings p, Map<String, String> values)
@@ -303,25 +217,5 @@ public final class DataPlaneArgs {
       case "off", "false", "no" -> false;
       default -> throw new UsageException("--" + flag + " takes on or off, got " + v);
     };
-  }
-
-  /** The PEM file the flag names; refuses one without a {@code -----BEGIN <kind>} block. */
-  private static String pem(Map<String, String> values, String flag, String kind)
-      throws UsageException {
-    String path = values.get(flag);
-    String pem = read(flag, path);
-    if (!Pem.holds(pem, kind)) {
-      throw new UsageException(
-          "--" + flag + ": " + path + " holds no PEM " + kind.toLowerCase(Locale.ROOT));
-    }
-    return pem;
-  }
-
-  private static String read(String flag, String path) throws UsageException {
-    try {
-      return Files.readString(Path.of(path), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UsageException("--" + flag + ": cannot read " + path + " (" + e.getMessage() + ")");
-    }
   }
 }

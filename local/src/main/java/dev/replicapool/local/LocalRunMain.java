@@ -1,20 +1,19 @@
 package dev.replicapool.local;
 
-import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.cli.CommandLineException;
+import dev.replicapool.cli.FlagParser;
+import dev.replicapool.cli.FlagParser.Rules;
+import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
-import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -28,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The whole system on one machine: a local kube-apiserver (or the cluster of --kubeconfig), the
  * CRD, the operator, one data plane, sample replicas and the example pools. Ctrl-C stops all of it.
+ * This class starts the processes and stops them; {@link LocalCluster} does the run's work in the
+ * cluster, {@link LocalProgress} shows the steps.
  */
 public final class LocalRunMain {
   static final String USAGE =
@@ -40,6 +41,19 @@ public final class LocalRunMain {
         --operator-port PORT     operator control-plane port (default 18000)
         --operator-admin PORT    operator /metrics /healthz /readyz (default 8090)
       """;
+
+  private static final FlagParser PARSER =
+      FlagParser.of(
+              Rules.PAIRED,
+              List.of(
+                  "kubeconfig",
+                  "namespace",
+                  "traffic-port",
+                  "admin-port",
+                  "operator-port",
+                  "operator-admin"),
+              List.of())
+          .withHelpWords("--help", "-h");
 
   /** Name, HTTP port, gRPC port (pool "grpc"). */
   static final List<String[]> STATIC_REPLICAS =
@@ -56,7 +70,7 @@ public final class LocalRunMain {
 
   private final List<AutoCloseable> running = new ArrayList<>();
   private final long started = System.nanoTime();
-  private int step;
+  private final LocalProgress progress = new LocalProgress();
 
   public static void main(String[] args) throws Exception {
     // Our own logging setup, not that of a library jar on the class path: progress goes to the
@@ -67,9 +81,9 @@ public final class LocalRunMain {
     Map<String, String> flags;
     LocalPorts ports;
     try {
-      flags = Flags.parse(args, USAGE);
+      flags = flags(args);
       ports = LocalPorts.of(flags);
-    } catch (IllegalArgumentException e) {
+    } catch (CommandLineException | IllegalArgumentException e) {
       System.err.println("run-local: " + e.getMessage());
       System.err.print(USAGE);
       System.exit(2);
@@ -89,11 +103,22 @@ public final class LocalRunMain {
     try {
       run.start(flags, ports);
     } catch (Failure e) {
-      System.err.println("\nrun-local FAILED at step " + run.step + ": " + e.getMessage());
+      System.err.println(
+          "\nrun-local FAILED at step " + run.progress.step() + ": " + e.getMessage());
       System.err.println("what to do: " + e.advice);
       System.exit(1);
     }
     stop.await();
+  }
+
+  /** The flags of {@code args}; {@code --help} or {@code -h} prints the usage and exits. */
+  private static Map<String, String> flags(String[] args) throws CommandLineException {
+    ParsedFlags parsed = PARSER.parse(args);
+    if (parsed.help()) {
+      System.out.print(USAGE);
+      System.exit(0);
+    }
+    return parsed.values();
   }
 
   /** A failed step: what failed, and what the user can do about it. */
@@ -106,25 +131,22 @@ public final class LocalRunMain {
     }
   }
 
-  /** The cluster this run talks to, and the kubeconfig file that reaches it. */
-  private record Cluster(KubernetesClient client, Path kubeconfig) {}
-
   void start(Map<String, String> flags, LocalPorts ports) throws Exception {
     String namespace = flags.getOrDefault("namespace", "default");
     Path stateDir = Path.of(".local");
     Files.createDirectories(stateDir);
     ports.requireFree();
 
-    Cluster cluster = connect(flags, stateDir);
+    LocalCluster cluster = LocalCluster.connect(flags, stateDir, progress);
     running.add(cluster.client());
-    done();
+    progress.done();
 
-    installCrd(cluster.client());
+    cluster.installCrd();
     String token = startOperator(cluster.client(), ports, stateDir);
     startDataPlane(ports, token);
     List<ReplicaProcess> replicas = startReplicas(namespace, cluster.kubeconfig());
-    List<HasMetadata> applied = applyExamplePools(cluster.client(), namespace);
-    awaitPoolsReady(cluster.client(), namespace, applied);
+    List<HasMetadata> applied = cluster.applyExamplePools(namespace);
+    cluster.awaitPoolsReady(namespace, applied);
 
     LocalRunSummary.print(
         (System.nanoTime() - started) / 1e9,
@@ -136,70 +158,22 @@ public final class LocalRunMain {
         replicas);
   }
 
-  /** The cluster of --kubeconfig, or a local kube-apiserver whose kubeconfig goes to stateDir. */
-  private Cluster connect(Map<String, String> flags, Path stateDir) throws IOException {
-    if (flags.containsKey("kubeconfig")) {
-      Path kubeconfig = Path.of(flags.get("kubeconfig")).toAbsolutePath();
-      progress("connecting to the cluster of " + kubeconfig);
-      KubernetesClient client =
-          new KubernetesClientBuilder()
-              .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
-              .build();
-      return new Cluster(client, kubeconfig);
-    }
-    progress("starting a local kube-apiserver and etcd (kube-api-test)");
-    LocalKubeApiServer apiServer;
-    try {
-      apiServer = LocalKubeApiServer.get();
-    } catch (RuntimeException e) {
-      throw new Failure(
-          e.getMessage(),
-          "run scripts/provision-k8s.sh (it needs Go and the Debian package etcd-server)",
-          e);
-    }
-    Path kubeconfig = stateDir.resolve("kubeconfig").toAbsolutePath();
-    Files.writeString(kubeconfig, apiServer.kubeConfigYaml());
-    return new Cluster(apiServer.newClient(), kubeconfig);
-  }
-
-  private void installCrd(KubernetesClient client) throws IOException {
-    progress("installing the ReplicaPool CRD");
-    try (InputStream crd =
-        Files.newInputStream(findRepoFile("crds/replicapools.replicapool.dev-v1.yml"))) {
-      client.load(crd).serverSideApply();
-    }
-    client
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName("replicapools.replicapool.dev")
-        .waitUntilCondition(
-            c ->
-                c.getStatus() != null
-                    && c.getStatus().getConditions().stream()
-                        .anyMatch(
-                            x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())),
-            30,
-            TimeUnit.SECONDS);
-    done();
-  }
-
   /** Starts the operator with a fresh control-plane token (written to stateDir) and returns it. */
   private String startOperator(KubernetesClient client, LocalPorts ports, Path stateDir)
       throws IOException {
-    progress("starting the operator (control plane on 127.0.0.1:" + ports.operator() + ")");
+    progress.begin("starting the operator (control plane on 127.0.0.1:" + ports.operator() + ")");
     String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
     Files.writeString(stateDir.resolve("control-plane-token"), token);
     ReplicaPoolOperator operator =
         ReplicaPoolOperator.start(
             client, OperatorConfig.local(token).withPorts(ports.operator(), ports.operatorAdmin()));
     running.add(0, operator);
-    done();
+    progress.done();
     return token;
   }
 
   private void startDataPlane(LocalPorts ports, String token) throws Exception {
-    progress("starting the data plane (traffic on 127.0.0.1:" + ports.traffic() + ")");
+    progress.begin("starting the data plane (traffic on 127.0.0.1:" + ports.traffic() + ")");
     Vertx vertx = Vertx.vertx();
     DataPlane dataPlane =
         DataPlane.start(
@@ -216,11 +190,11 @@ public final class LocalRunMain {
           dataPlane.stop().await(10, TimeUnit.SECONDS);
           vertx.close().await();
         });
-    done();
+    progress.done();
   }
 
   private List<ReplicaProcess> startReplicas(String namespace, Path kubeconfig) throws Exception {
-    progress("starting sample replicas k1-k3 (HTTP and gRPC) and lease-registered r1-r2");
+    progress.begin("starting sample replicas k1-k3 (HTTP and gRPC) and lease-registered r1-r2");
     List<ReplicaProcess> replicas = new ArrayList<>();
     for (String[] r : STATIC_REPLICAS) {
       replicas.add(
@@ -238,41 +212,8 @@ public final class LocalRunMain {
               kubeconfig.toString()));
     }
     replicas.forEach(r -> running.add(0, r));
-    done();
+    progress.done();
     return replicas;
-  }
-
-  private List<HasMetadata> applyExamplePools(KubernetesClient client, String namespace)
-      throws IOException {
-    progress("applying examples/local-pools.yaml");
-    String pools =
-        Files.readString(findRepoFile("examples/local-pools.yaml"))
-            .replace("namespace: default", "namespace: " + namespace);
-    List<HasMetadata> applied =
-        client.load(new java.io.ByteArrayInputStream(pools.getBytes())).serverSideApply();
-    done();
-    return applied;
-  }
-
-  private void awaitPoolsReady(
-      KubernetesClient client, String namespace, List<HasMetadata> applied) {
-    progress("waiting for every pool to be Ready");
-    for (HasMetadata pool : applied) {
-      client
-          .resources(ReplicaPool.class)
-          .inNamespace(namespace)
-          .withName(pool.getMetadata().getName())
-          .waitUntilCondition(
-              p ->
-                  p != null
-                      && p.getStatus() != null
-                      && p.getStatus().conditions.stream()
-                          .anyMatch(
-                              c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())),
-              60,
-              TimeUnit.SECONDS);
-    }
-    done();
   }
 
   void stopAll() {
@@ -284,19 +225,6 @@ public final class LocalRunMain {
       }
     }
     running.clear();
-  }
-
-  private void progress(String what) {
-    step++;
-    System.out.printf("[%d/7] %-70s", step, what + " ...");
-    System.out.flush();
-    stepStarted = System.nanoTime();
-  }
-
-  private long stepStarted;
-
-  private void done() {
-    System.out.printf(" %5.1f s%n", (System.nanoTime() - stepStarted) / 1e9);
   }
 
   /** Files of the repository, found from the working directory upwards. */

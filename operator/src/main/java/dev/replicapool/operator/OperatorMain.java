@@ -2,6 +2,9 @@ package dev.replicapool.operator;
 
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.Pem;
+import dev.replicapool.cli.CommandLineException;
+import dev.replicapool.cli.FlagParser;
+import dev.replicapool.cli.FlagParser.Rules;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -9,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,7 +55,7 @@ public final class OperatorMain {
       """
           .formatted(ControlPlaneProtocol.DEFAULT_PORT);
 
-  /** The flags that may also come from the environment, as {@code REPLICAPOOL_<FLAG>}. */
+  /** The flags; each may also come from the environment, as {@code REPLICAPOOL_<FLAG>}. */
   private static final List<String> FLAGS =
       List.of(
           "kubeconfig",
@@ -67,6 +69,9 @@ public final class OperatorMain {
           "client-ca",
           "admin-port",
           "leader-election-namespace");
+
+  private static final FlagParser PARSER =
+      FlagParser.of(Rules.PAIRED, FLAGS, List.of()).withEnvironment("REPLICAPOOL_");
 
   private OperatorMain() {}
 
@@ -209,35 +214,11 @@ public final class OperatorMain {
   }
 
   static Map<String, String> parse(String[] args, Map<String, String> env) {
-    Map<String, String> flags = new HashMap<>();
-    for (String name : FLAGS) {
-      String value = env.get("REPLICAPOOL_" + name.toUpperCase().replace('-', '_'));
-      if (value != null && !value.isBlank()) {
-        flags.put(name, value);
-      }
+    try {
+      return PARSER.parse(args, env).values();
+    } catch (CommandLineException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
     }
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (!a.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument " + a);
-      }
-      String name = a.substring(2);
-      String value;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      } else if (i + 1 < args.length) {
-        value = args[++i];
-      } else {
-        throw new IllegalArgumentException("--" + name + " needs a value");
-      }
-      if (!USAGE.contains("--" + name + " ")) {
-        throw new IllegalArgumentException("unknown flag --" + name);
-      }
-      flags.put(name, value);
-    }
-    return flags;
   }
 
   private static String read(String file) throws IOException {

@@ -1,16 +1,17 @@
 package dev.replicapool.registrar;
 
+import dev.replicapool.cli.CommandLineException;
+import dev.replicapool.cli.FlagParser;
+import dev.replicapool.cli.FlagParser.Rules;
 import java.net.URI;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * A tiny parser for {@code --flag value} and {@code --flag=value} command lines, shared by the
- * registrar and the sample replica. It knows which flags take a value and which are switches, and
- * turns every mistake (unknown flag, missing or repeated value, bad number) into a {@link
- * UsageException} that names the flag.
+ * The registrar's and the sample replica's flags, read by {@link FlagParser}'s strict rules (each
+ * flag once, non-empty values), with the typed readers both use. Every mistake (unknown flag,
+ * missing or repeated value, bad number) is a {@link UsageException} that names the flag.
  */
 public final class Flags {
   private final Map<String, String> values;
@@ -25,43 +26,11 @@ public final class Flags {
    */
   public static Flags parse(String[] args, Set<String> valued, Set<String> switches)
       throws UsageException {
-    Map<String, String> values = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      if (!arg.startsWith("--") || arg.length() == 2) {
-        throw new UsageException(
-            "unexpected argument '" + arg + "' (flags look like --name value)");
-      }
-      String name = arg.substring(2);
-      String value = null;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      }
-      if (switches.contains(name)) {
-        if (value != null) {
-          throw new UsageException("--" + name + " takes no value");
-        }
-        value = "true";
-      } else if (valued.contains(name)) {
-        if (value == null) {
-          if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
-            throw new UsageException("--" + name + " needs a value");
-          }
-          value = args[++i];
-        }
-        if (value.isBlank()) {
-          throw new UsageException("--" + name + " needs a non-empty value");
-        }
-      } else {
-        throw new UsageException("unknown flag --" + name);
-      }
-      if (values.putIfAbsent(name, value) != null) {
-        throw new UsageException("--" + name + " given more than once");
-      }
+    try {
+      return new Flags(FlagParser.of(Rules.STRICT, valued, switches).parse(args).values());
+    } catch (CommandLineException e) {
+      throw new UsageException(e.getMessage());
     }
-    return new Flags(values);
   }
 
   public boolean has(String name) {
