@@ -7,38 +7,20 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads {@code --name value} and {@code --name=value} command lines: flags that take a value,
- * switches that do not, optional words that ask for the usage text, and optionally an environment
- * fallback in which {@code --some-flag} is {@code <PREFIX>SOME_FLAG} and a flag on the command line
- * wins over the environment. Every mistake is a {@link CommandLineException} naming the flag.
+ * Reads {@code --name value} and {@code --name=value} command lines, the same way for every main of
+ * the project (the operator, the data plane, the registrar and through it the sample replica, the
+ * local run): flags that take a value, switches that do not, optional words that ask for the usage
+ * text, and optionally an environment fallback in which {@code --some-flag} is {@code
+ * <PREFIX>SOME_FLAG} and a flag on the command line wins over the environment.
  *
- * <p>Used by the mains of the operator, the data plane, the registrar (and through it the sample
- * replica) and the local run. A parser is an immutable value; the {@code with...} methods return a
- * new one.
+ * <p>The rules: each flag at most once; a value is stripped of surrounding white space and may not
+ * be blank; the word after a valued flag is no value when it starts with {@code --} (so a forgotten
+ * value is reported, not swallowed); anything that is not a flag is a stray argument. Every mistake
+ * is a {@link CommandLineException} naming the flag. A parser is an immutable value; the {@code
+ * with...} methods return a new one.
  */
 public record FlagParser(
-    Rules rules,
-    Set<String> valued,
-    Set<String> switches,
-    Set<String> helpWords,
-    String environmentPrefix,
-    boolean stripValues) {
-
-  /** How strictly a command line is read. */
-  public enum Rules {
-    /**
-     * Each flag at most once, every value non-blank, the word after a valued flag is no value when
-     * it starts with {@code --}, and a bare {@code --} is a stray argument.
-     */
-    STRICT,
-    /** A repeated flag replaces the earlier one; the word after a valued flag is its value. */
-    LENIENT,
-    /**
-     * As {@link #LENIENT}, but a flag that is no switch takes the word after it before its name is
-     * checked: an unknown flag last on the line is reported as needing a value.
-     */
-    PAIRED
-  }
+    Set<String> valued, Set<String> switches, Set<String> helpWords, String environmentPrefix) {
 
   /**
    * A parser with every setting given; {@code environmentPrefix} null means no environment. {@link
@@ -52,10 +34,10 @@ public record FlagParser(
 
   /**
    * A parser of the flags {@code valued} (each takes a value) and {@code switches} (none takes
-   * one), both named without the leading dashes, read by {@code rules}.
+   * one), both named without the leading dashes.
    */
-  public static FlagParser of(Rules rules, Collection<String> valued, Collection<String> switches) {
-    return new FlagParser(rules, Set.copyOf(valued), Set.copyOf(switches), Set.of(), null, false);
+  public static FlagParser of(Collection<String> valued, Collection<String> switches) {
+    return new FlagParser(Set.copyOf(valued), Set.copyOf(switches), Set.of(), null);
   }
 
   /**
@@ -64,7 +46,7 @@ public record FlagParser(
    * still reported.
    */
   public FlagParser withHelpWords(String... words) {
-    return new FlagParser(rules, valued, switches, Set.of(words), environmentPrefix, stripValues);
+    return new FlagParser(valued, switches, Set.of(words), environmentPrefix);
   }
 
   /**
@@ -73,12 +55,7 @@ public record FlagParser(
    * form.
    */
   public FlagParser withEnvironment(String prefix) {
-    return new FlagParser(rules, valued, switches, helpWords, prefix, stripValues);
-  }
-
-  /** This parser, which strips leading and trailing white space from every value it reads. */
-  public FlagParser withStrippedValues() {
-    return new FlagParser(rules, valued, switches, helpWords, environmentPrefix, true);
+    return new FlagParser(valued, switches, helpWords, prefix);
   }
 
   /**
@@ -114,11 +91,9 @@ public record FlagParser(
   private int readFlag(String[] args, int i, Map<String, String> given)
       throws CommandLineException {
     String arg = args[i];
-    if (!arg.startsWith("--") || (rules == Rules.STRICT && arg.length() == 2)) {
+    if (!arg.startsWith("--") || arg.length() == 2) {
       throw new CommandLineException(
-          rules == Rules.STRICT
-              ? "unexpected argument '" + arg + "' (flags look like --name value)"
-              : "unexpected argument " + arg);
+          "unexpected argument '" + arg + "' (flags look like --name value)");
     }
     String name = arg.substring(2);
     String value = null;
@@ -138,36 +113,28 @@ public record FlagParser(
       }
       value = checked(name, value);
     } else {
-      if (rules == Rules.PAIRED && value == null) {
-        nextValue(args, i, name);
-      }
       throw new CommandLineException("unknown flag --" + name);
     }
-    store(given, name, value);
+    if (given.putIfAbsent(name, value) != null) {
+      throw new CommandLineException("--" + name + " given more than once");
+    }
     return i;
   }
 
-  /** The word after the valued flag at {@code args[i]}, which must be there. */
-  private String nextValue(String[] args, int i, String name) throws CommandLineException {
-    if (i + 1 >= args.length || (rules == Rules.STRICT && args[i + 1].startsWith("--"))) {
+  /** The word after the valued flag at {@code args[i]}, which must be there and be no flag. */
+  private static String nextValue(String[] args, int i, String name) throws CommandLineException {
+    if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
       throw new CommandLineException("--" + name + " needs a value");
     }
     return args[i + 1];
   }
 
-  private String checked(String name, String value) throws CommandLineException {
-    if (rules == Rules.STRICT && value.isBlank()) {
+  private static String checked(String name, String value) throws CommandLineException {
+    String stripped = value.strip();
+    if (stripped.isEmpty()) {
       throw new CommandLineException("--" + name + " needs a non-empty value");
     }
-    return stripValues ? value.strip() : value;
-  }
-
-  private void store(Map<String, String> given, String name, String value)
-      throws CommandLineException {
-    String earlier = given.put(name, value);
-    if (earlier != null && rules == Rules.STRICT) {
-      throw new CommandLineException("--" + name + " given more than once");
-    }
+    return stripped;
   }
 
   /** The valued flags set in {@code env}; none without an environment prefix. */
@@ -179,7 +146,7 @@ public record FlagParser(
     for (String flag : valued) {
       String value = env.get(environmentName(environmentPrefix, flag));
       if (value != null && !value.isBlank()) {
-        values.put(flag, stripValues ? value.strip() : value);
+        values.put(flag, value.strip());
       }
     }
     return values;

@@ -2,7 +2,6 @@ package dev.replicapool.dataplane;
 
 import dev.replicapool.cli.CommandLineException;
 import dev.replicapool.cli.FlagParser;
-import dev.replicapool.cli.FlagParser.Rules;
 import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.proxy.ProxySettings;
@@ -75,10 +74,7 @@ public final class DataPlaneArgs {
           "instances");
 
   private static final FlagParser PARSER =
-      FlagParser.of(Rules.LENIENT, FLAGS, List.of())
-          .withHelpWords("-h", "--help")
-          .withEnvironment("REPLICAPOOL_")
-          .withStrippedValues();
+      FlagParser.of(FLAGS, List.of()).withHelpWords("-h", "--help").withEnvironment("REPLICAPOOL_");
 
   private DataPlaneArgs() {}
 

@@ -2,7 +2,6 @@ package dev.replicapool.local;
 
 import dev.replicapool.cli.CommandLineException;
 import dev.replicapool.cli.FlagParser;
-import dev.replicapool.cli.FlagParser.Rules;
 import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
@@ -44,7 +43,6 @@ public final class LocalRunMain {
 
   private static final FlagParser PARSER =
       FlagParser.of(
-              Rules.PAIRED,
               List.of(
                   "kubeconfig",
                   "namespace",

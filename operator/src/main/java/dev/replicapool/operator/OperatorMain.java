@@ -4,7 +4,7 @@ import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.Pem;
 import dev.replicapool.cli.CommandLineException;
 import dev.replicapool.cli.FlagParser;
-import dev.replicapool.cli.FlagParser.Rules;
+import dev.replicapool.cli.ParsedFlags;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -71,7 +71,7 @@ public final class OperatorMain {
           "leader-election-namespace");
 
   private static final FlagParser PARSER =
-      FlagParser.of(Rules.PAIRED, FLAGS, List.of()).withEnvironment("REPLICAPOOL_");
+      FlagParser.of(FLAGS, List.of()).withHelpWords("--help", "-h").withEnvironment("REPLICAPOOL_");
 
   private OperatorMain() {}
 
@@ -80,6 +80,10 @@ public final class OperatorMain {
     OperatorConfig config;
     try {
       flags = parse(args);
+      if (flags == null) {
+        System.out.print(USAGE);
+        return;
+      }
       config = config(flags);
     } catch (IllegalArgumentException e) {
       System.err.println("replicapool-operator: " + e.getMessage());
@@ -208,14 +212,18 @@ public final class OperatorMain {
     return tokens;
   }
 
-  /** The flags: REPLICAPOOL_* environment variables first, then the arguments. */
+  /**
+   * The flags: REPLICAPOOL_* environment variables first, then the arguments; null when they ask
+   * for the usage text ({@code --help}, {@code -h}).
+   */
   static Map<String, String> parse(String[] args) {
     return parse(args, System.getenv());
   }
 
   static Map<String, String> parse(String[] args, Map<String, String> env) {
     try {
-      return PARSER.parse(args, env).values();
+      ParsedFlags parsed = PARSER.parse(args, env);
+      return parsed.help() ? null : parsed.values();
     } catch (CommandLineException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }

@@ -178,6 +178,17 @@ class OperatorMainTest {
   }
 
   @Test
+  void helpAsksForTheUsageAndRepeatsAreRefused() {
+    assertThat(OperatorMain.parse(new String[] {"--help"}, Map.of())).isNull();
+    assertThat(OperatorMain.parse(new String[] {"--admin-port", "9", "-h"}, Map.of())).isNull();
+    assertThatThrownBy(
+            () ->
+                OperatorMain.parse(new String[] {"--admin-port", "1", "--admin-port=2"}, Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--admin-port given more than once");
+  }
+
+  @Test
   void theConfigItselfRefusesAClientCaWithoutTls() {
     OperatorConfig plain = OperatorConfig.local("t");
     assertThatThrownBy(() -> plain.withClientCa(CA))

@@ -2,7 +2,6 @@ package dev.replicapool.registrar;
 
 import dev.replicapool.cli.CommandLineException;
 import dev.replicapool.cli.FlagParser;
-import dev.replicapool.cli.FlagParser.Rules;
 import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +26,7 @@ public final class Flags {
   public static Flags parse(String[] args, Set<String> valued, Set<String> switches)
       throws UsageException {
     try {
-      return new Flags(FlagParser.of(Rules.STRICT, valued, switches).parse(args).values());
+      return new Flags(FlagParser.of(valued, switches).parse(args).values());
     } catch (CommandLineException e) {
       throw new UsageException(e.getMessage());
     }
