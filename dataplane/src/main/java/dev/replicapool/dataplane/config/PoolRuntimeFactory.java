@@ -6,6 +6,7 @@ import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.routing.HashPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettings;
 import dev.replicapool.dataplane.routing.SlowStartRamp;
 import dev.replicapool.dataplane.tls.TlsMaterials;
 import io.vertx.core.Vertx;
@@ -95,8 +96,8 @@ final class PoolRuntimeFactory {
 
   /** The pool's router, carrying over the state of the previous one. */
   private PoolRouter router(PoolSnapshot s, double baseline, PoolRuntime previous) {
-    PoolRouter.Settings settings =
-        new PoolRouter.Settings(
+    RouterSettings settings =
+        new RouterSettings(
             s.policy(),
             OutlierPolicy.from(s.outlierDetection()),
             EWMA_TAU_MILLIS,

@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
@@ -15,82 +14,15 @@ import java.util.function.LongSupplier;
 /**
  * Routing state of one pool: its members, the balancer of its policy ({@link BalancerFactory}) and
  * passive outlier detection ({@link OutlierDetector}); which members take part in a pick and at
- * what weight (slow start, panic) is {@link Candidates}'s call. Past 300 lines only by its settings
- * record and the /status view, which need the same lock and member list. Plain code: time comes
- * from an injected nanosecond clock and randomness from an injected {@link Random}, so every
- * transition can be tested without I/O.
+ * what weight (slow start, panic) is {@link Candidates}'s call. Past 300 lines only by the /status
+ * view, which needs the same lock and member list. Plain code: time comes from an injected
+ * nanosecond clock and randomness from an injected {@link Random}, so every transition can be
+ * tested without I/O.
  *
  * <p>Thread-safe: picks and results from any event loop serialize on one lock, which a router built
  * from a newer snapshot of the same pool inherits (members carry over by address).
  */
 public final class PoolRouter {
-
-  /**
-   * @param ewmaTauMillis decay constant of the latency average (about 10 s)
-   * @param defaultLatencyMillis latency assumed for a member without samples yet
-   * @param failurePenaltyMillis latency a failure counts as, so that members failing fast are not
-   *     mistaken for fast members
-   * @param slowStart ramp of members that join a pool with routable members (null: off)
-   * @param panicThresholdPercent below this share of registered members routable, route to all of
-   *     them (0: off); see {@link Candidates}
-   * @param hash the key source and table of the ConsistentHash policy (null: none, unkeyed)
-   */
-  public record Settings(
-      RoutingPolicy policy,
-      OutlierPolicy outlier,
-      long ewmaTauMillis,
-      double defaultLatencyMillis,
-      double failurePenaltyMillis,
-      SlowStartRamp slowStart,
-      int panicThresholdPercent,
-      HashPolicy hash) {
-    public Settings {
-      Objects.requireNonNull(policy, "policy");
-      Objects.requireNonNull(outlier, "outlier");
-      slowStart = slowStart == null ? SlowStartRamp.OFF : slowStart;
-      if (panicThresholdPercent < 0 || panicThresholdPercent > 100) {
-        throw new IllegalArgumentException("panicThresholdPercent must be within 0..100");
-      }
-    }
-
-    /** Without a hash policy. */
-    public Settings(
-        RoutingPolicy policy,
-        OutlierPolicy outlier,
-        long ewmaTauMillis,
-        double defaultLatencyMillis,
-        double failurePenaltyMillis,
-        SlowStartRamp slowStart,
-        int panicThresholdPercent) {
-      this(
-          policy,
-          outlier,
-          ewmaTauMillis,
-          defaultLatencyMillis,
-          failurePenaltyMillis,
-          slowStart,
-          panicThresholdPercent,
-          null);
-    }
-
-    /** Without slow start and panic routing. */
-    public Settings(
-        RoutingPolicy policy,
-        OutlierPolicy outlier,
-        long ewmaTauMillis,
-        double defaultLatencyMillis,
-        double failurePenaltyMillis) {
-      this(
-          policy,
-          outlier,
-          ewmaTauMillis,
-          defaultLatencyMillis,
-          failurePenaltyMillis,
-          null,
-          0,
-          null);
-    }
-  }
 
   /** Told about ejections while the pool lock is held: keep it short. */
   public interface Events {
@@ -102,7 +34,7 @@ public final class PoolRouter {
   }
 
   private final String pool;
-  private final Settings settings;
+  private final RouterSettings settings;
   private final List<Endpoint> endpoints;
   private final Balancer balancer;
   private final OutlierDetector outliers;
@@ -120,7 +52,7 @@ public final class PoolRouter {
   /** With the balancer and detector of this snapshot, taking over {@code previous}'s state. */
   private PoolRouter(
       String pool,
-      Settings settings,
+      RouterSettings settings,
       List<Endpoint> endpoints,
       List<MemberSnapshot> members,
       PoolRouter previous,
@@ -159,7 +91,7 @@ public final class PoolRouter {
    */
   public static PoolRouter create(
       String pool,
-      Settings settings,
+      RouterSettings settings,
       List<MemberSnapshot> members,
       PoolRouter previous,
       LongSupplier clock,
@@ -203,7 +135,7 @@ public final class PoolRouter {
 
   /** A member new to the pool, with no latency samples yet. */
   private static Endpoint newEndpoint(
-      MemberSnapshot m, Settings settings, long now, boolean joinedLate) {
+      MemberSnapshot m, RouterSettings settings, long now, boolean joinedLate) {
     Endpoint e =
         new Endpoint(
             m.host(),
@@ -239,7 +171,7 @@ public final class PoolRouter {
     return pool;
   }
 
-  public Settings settings() {
+  public RouterSettings settings() {
     return settings;
   }
 

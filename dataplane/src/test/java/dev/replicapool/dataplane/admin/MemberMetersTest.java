@@ -13,6 +13,7 @@ import dev.replicapool.dataplane.config.TableObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Arrays;
@@ -42,8 +43,13 @@ class MemberMetersTest {
     PoolRouter router =
         PoolRouter.create(
             name,
-            new PoolRouter.Settings(
-                RoutingPolicy.RoundRobin, OutlierPolicy.DEFAULT, 10_000, 100, 1_000),
+            RouterSettingsBuilder.builder()
+                .policy(RoutingPolicy.RoundRobin)
+                .outlier(OutlierPolicy.DEFAULT)
+                .ewmaTauMillis(10_000)
+                .defaultLatencyMillis(100)
+                .failurePenaltyMillis(1_000)
+                .build(),
             members,
             previous == null ? null : previous.router(),
             System::nanoTime,

@@ -9,6 +9,7 @@ import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettings;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +61,7 @@ class PoolRuntimeFactoryTest {
     assertThat(p.tls()).isNull();
     assertThat(p.tlsMembers()).isFalse();
     assertThat(p.requests().idleNanos()).isEqualTo(5_000_000_000L);
-    PoolRouter.Settings settings = p.router().settings();
+    RouterSettings settings = p.router().settings();
     assertThat(settings.ewmaTauMillis()).isEqualTo(PoolRuntimeFactory.EWMA_TAU_MILLIS);
     assertThat(settings.defaultLatencyMillis()).isEqualTo(100);
     assertThat(settings.failurePenaltyMillis())

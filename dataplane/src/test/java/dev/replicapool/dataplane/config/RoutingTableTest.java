@@ -9,6 +9,7 @@ import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -27,8 +28,13 @@ public class RoutingTableTest {
     PoolRouter r =
         PoolRouter.create(
             name,
-            new PoolRouter.Settings(
-                RoutingPolicy.RoundRobin, OutlierPolicy.DEFAULT, 10_000, 100, 1000),
+            RouterSettingsBuilder.builder()
+                .policy(RoutingPolicy.RoundRobin)
+                .outlier(OutlierPolicy.DEFAULT)
+                .ewmaTauMillis(10_000)
+                .defaultLatencyMillis(100)
+                .failurePenaltyMillis(1000)
+                .build(),
             List.of(),
             null,
             System::nanoTime,

@@ -12,6 +12,7 @@ import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.routing.HashPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -24,15 +25,14 @@ class TriesHashKeyTest {
     PoolRouter r =
         PoolRouter.create(
             "ns/p",
-            new PoolRouter.Settings(
-                RoutingPolicy.ConsistentHash,
-                OutlierPolicy.DEFAULT,
-                10_000,
-                100,
-                1_000,
-                null,
-                0,
-                new HashPolicy("x-user", null, null, false, ConsistentHash.Algorithm.Maglev)),
+            RouterSettingsBuilder.builder()
+                .policy(RoutingPolicy.ConsistentHash)
+                .outlier(OutlierPolicy.DEFAULT)
+                .ewmaTauMillis(10_000)
+                .defaultLatencyMillis(100)
+                .failurePenaltyMillis(1_000)
+                .hash(new HashPolicy("x-user", null, null, false, ConsistentHash.Algorithm.Maglev))
+                .build(),
             List.of(
                 new MemberSnapshot("a", 80, 1.0, MemberState.Healthy),
                 new MemberSnapshot("b", 80, 1.0, MemberState.Healthy),

@@ -9,6 +9,7 @@ import dev.replicapool.dataplane.config.RetryPolicy;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -25,7 +26,13 @@ class TriesLimitTest {
     }
     return PoolRouter.create(
         "ns/pool",
-        new PoolRouter.Settings(RoutingPolicy.RoundRobin, OutlierPolicy.DEFAULT, 10_000, 50, 500),
+        RouterSettingsBuilder.builder()
+            .policy(RoutingPolicy.RoundRobin)
+            .outlier(OutlierPolicy.DEFAULT)
+            .ewmaTauMillis(10_000)
+            .defaultLatencyMillis(50)
+            .failurePenaltyMillis(500)
+            .build(),
         ms,
         null,
         clock,

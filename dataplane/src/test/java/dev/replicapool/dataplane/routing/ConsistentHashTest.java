@@ -36,16 +36,15 @@ class ConsistentHashTest {
 
   PoolRouter router(
       ConsistentHash.Algorithm algorithm, List<MemberSnapshot> members, PoolRouter previous) {
-    PoolRouter.Settings s =
-        new PoolRouter.Settings(
-            RoutingPolicy.ConsistentHash,
-            new OutlierPolicy(3, 1000, 30_000, 50),
-            10_000,
-            100,
-            1_000,
-            null,
-            0,
-            new HashPolicy("x-user", null, null, false, algorithm));
+    RouterSettings s =
+        RouterSettingsBuilder.builder()
+            .policy(RoutingPolicy.ConsistentHash)
+            .outlier(new OutlierPolicy(3, 1000, 30_000, 50))
+            .ewmaTauMillis(10_000)
+            .defaultLatencyMillis(100)
+            .failurePenaltyMillis(1_000)
+            .hash(new HashPolicy("x-user", null, null, false, algorithm))
+            .build();
     PoolRouter r =
         PoolRouter.create(
             "ns/pool", s, members, previous, clock, new Random(7), PoolRouter.Events.NONE);

@@ -45,8 +45,14 @@ final class Fixtures {
     return new MemberSnapshot(name, 8080, weight, state);
   }
 
-  static PoolRouter.Settings settings(RoutingPolicy policy, OutlierPolicy outlier) {
-    return new PoolRouter.Settings(policy, outlier, 10_000, 100, 1_000);
+  static RouterSettings settings(RoutingPolicy policy, OutlierPolicy outlier) {
+    return RouterSettingsBuilder.builder()
+        .policy(policy)
+        .outlier(outlier)
+        .ewmaTauMillis(10_000)
+        .defaultLatencyMillis(100)
+        .failurePenaltyMillis(1_000)
+        .build();
   }
 
   static PoolRouter router(

@@ -26,7 +26,14 @@ class PanicTest {
     PoolRouter r =
         PoolRouter.create(
             "ns/pool",
-            new PoolRouter.Settings(policy, outlier, 10_000, 100, 1_000, null, threshold),
+            RouterSettingsBuilder.builder()
+                .policy(policy)
+                .outlier(outlier)
+                .ewmaTauMillis(10_000)
+                .defaultLatencyMillis(100)
+                .failurePenaltyMillis(1_000)
+                .panicThresholdPercent(threshold)
+                .build(),
             List.of(members),
             null,
             clock,

@@ -48,9 +48,15 @@ class SlowStartTest {
     assertThat(SlowStartRamp.from(null).factor(0)).isEqualTo(1.0);
   }
 
-  private PoolRouter.Settings settings(RoutingPolicy policy) {
-    return new PoolRouter.Settings(
-        policy, OutlierPolicy.DEFAULT, 10_000, 100, 1_000, new SlowStartRamp(10_000, 1.0, 10), 0);
+  private RouterSettings settings(RoutingPolicy policy) {
+    return RouterSettingsBuilder.builder()
+        .policy(policy)
+        .outlier(OutlierPolicy.DEFAULT)
+        .ewmaTauMillis(10_000)
+        .defaultLatencyMillis(100)
+        .failurePenaltyMillis(1_000)
+        .slowStart(new SlowStartRamp(10_000, 1.0, 10))
+        .build();
   }
 
   private PoolRouter next(PoolRouter previous, MemberSnapshot... members) {
