@@ -1,5 +1,6 @@
 package dev.replicapool.operator.probing;
 
+import io.soabase.recordbuilder.core.RecordBuilder;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -79,6 +80,7 @@ public final class Prober implements AutoCloseable {
    *     turns into timeouts, resets and more connects.
    * @param userAgent User-Agent header of every probe
    */
+  @RecordBuilder
   public record Options(
       Scheduling scheduling,
       long tickMillis,
@@ -90,15 +92,15 @@ public final class Prober implements AutoCloseable {
     }
 
     public Options withScheduling(Scheduling s) {
-      return new Options(s, tickMillis, maxInFlight, maxConnecting, userAgent);
+      return ProberOptionsBuilder.builder(this).scheduling(s).build();
     }
 
     public Options withMaxInFlight(int max) {
-      return new Options(scheduling, tickMillis, max, maxConnecting, userAgent);
+      return ProberOptionsBuilder.builder(this).maxInFlight(max).build();
     }
 
     public Options withMaxConnecting(int max) {
-      return new Options(scheduling, tickMillis, maxInFlight, max, userAgent);
+      return ProberOptionsBuilder.builder(this).maxConnecting(max).build();
     }
   }
 
