@@ -49,7 +49,7 @@ public final class ConvergenceBenchmark {
   static final String TOKEN = "bench-token";
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = LoadGen.Args.parse(args);
+    Map<String, String> a = FlagPairs.parse(args);
     int kills = Integer.parseInt(a.getOrDefault("kills", "20"));
     int leaseKills = Integer.parseInt(a.getOrDefault("lease-kills", "20"));
     int interval = Integer.parseInt(a.getOrDefault("interval", "200"));

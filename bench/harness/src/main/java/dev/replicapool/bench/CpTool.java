@@ -31,7 +31,7 @@ import java.util.Map;
  */
 public final class CpTool {
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = LoadGen.Args.parse(args);
+    Map<String, String> a = FlagPairs.parse(args);
     String token = Files.readString(Path.of(a.get("token-file"))).strip();
     Vertx vertx = Vertx.vertx();
     ControlPlaneServer cp =

@@ -7,7 +7,6 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +33,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class LoadGen {
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = Args.parse(args);
+    Map<String, String> a = FlagPairs.parse(args);
     int port = Integer.parseInt(a.get("port"));
     String hostHeader = a.getOrDefault("host-header", "bench.local");
     double rate = Double.parseDouble(a.getOrDefault("rate", "1000"));
@@ -165,19 +164,5 @@ public final class LoadGen {
     StringBuilder b = new StringBuilder("{");
     m.forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
     return b.append('}').toString();
-  }
-
-  /** --key value pairs. */
-  static final class Args {
-    static Map<String, String> parse(String[] args) throws IOException {
-      Map<String, String> m = new TreeMap<>();
-      for (int i = 0; i + 1 < args.length; i += 2) {
-        if (!args[i].startsWith("--")) {
-          throw new IOException("expected --flag, got " + args[i]);
-        }
-        m.put(args[i].substring(2), args[i + 1]);
-      }
-      return m;
-    }
   }
 }

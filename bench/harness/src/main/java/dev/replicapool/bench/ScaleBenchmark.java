@@ -25,7 +25,7 @@ import java.util.Map;
  */
 public final class ScaleBenchmark {
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = LoadGen.Args.parse(args);
+    Map<String, String> a = FlagPairs.parse(args);
     int pools = Integer.parseInt(a.getOrDefault("pools", "1000"));
     int members = Integer.parseInt(a.getOrDefault("members", "10"));
     // The first rounds run while the data plane's JIT compiles the apply path (on 2 cores, C2
