@@ -1,5 +1,6 @@
 package dev.replicapool.bench;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
@@ -31,128 +32,86 @@ import org.HdrHistogram.Histogram;
  *
  * Prints one line: label, rate, sent, ok, failed (non-2xx or I/O error), p50/p99/p99.9/max in ms,
  * answers per x-replica header, and failures by kind. Appends the same as JSON to --out.
+ * bench/proxy/run.sh and bench/faults/run.sh run it; bench/plot.py reads the lines.
+ *
+ * <p>One run is one instance; every field below {@code done} is touched only on the single event
+ * loop, and read by {@link #main} after {@code done} opened.
  */
 public final class LoadGen {
-  public static void main(String[] args) throws Exception {
-    Map<String, String> a = Args.parse(args);
-    int port = Integer.parseInt(a.get("port"));
-    String hostHeader = a.getOrDefault("host-header", "bench.local");
-    double rate = Double.parseDouble(a.getOrDefault("rate", "1000"));
-    double duration = Double.parseDouble(a.getOrDefault("duration", "10"));
-    double warmup = Double.parseDouble(a.getOrDefault("warmup", "0"));
-    int conns = Integer.parseInt(a.getOrDefault("conns", "256"));
-    long timeoutMs = Long.parseLong(a.getOrDefault("timeout-ms", "10000"));
-    String label = a.getOrDefault("label", "run");
-    String path = a.getOrDefault("path", "/track/1");
+  private static final long MAX_LATENCY_MICROS = 3_600_000_000L; // 1 h
 
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
-    HttpClient client =
+  /** What one run sends, for how long, and where its result line goes (null: printed only). */
+  record Options(
+      int port,
+      String hostHeader,
+      double rate,
+      double duration,
+      double warmup,
+      int conns,
+      long timeoutMs,
+      String label,
+      String path,
+      String out) {
+    static Options parse(String[] args) throws IOException {
+      Map<String, String> a = FlagPairs.parse(args);
+      return new Options(
+          Integer.parseInt(a.get("port")),
+          a.getOrDefault("host-header", "bench.local"),
+          Double.parseDouble(a.getOrDefault("rate", "1000")),
+          Double.parseDouble(a.getOrDefault("duration", "10")),
+          Double.parseDouble(a.getOrDefault("warmup", "0")),
+          Integer.parseInt(a.getOrDefault("conns", "256")),
+          Long.parseLong(a.getOrDefault("timeout-ms", "10000")),
+          a.getOrDefault("label", "run"),
+          a.getOrDefault("path", "/track/1"),
+          a.get("out"));
+    }
+  }
+
+  private final Options o;
+  private final Vertx vertx;
+  private final HttpClient client;
+  private final Histogram hist = new Histogram(MAX_LATENCY_MICROS, 3); // µs
+  private final TreeMap<String, Long> replicas = new TreeMap<>();
+  private final TreeMap<String, Long> failures = new TreeMap<>();
+  private final CountDownLatch done = new CountDownLatch(1);
+  private final long start;
+  private final long measureFrom;
+  private final long total;
+  private final double intervalNs;
+  // the measured phase only
+  private long sent;
+  private long ok;
+  private long failed;
+  private long outstanding;
+  private long next; // index of the next request to send
+
+  private LoadGen(Options o, Vertx vertx) {
+    this.o = o;
+    this.vertx = vertx;
+    this.client =
         vertx.createHttpClient(
             new HttpClientOptions().setKeepAlive(true).setConnectTimeout(2000),
-            new PoolOptions().setHttp1MaxSize(conns));
-    Histogram hist = new Histogram(3_600_000_000L, 3); // µs, up to 1 h
-    TreeMap<String, Long> replicas = new TreeMap<>();
-    TreeMap<String, Long> failures = new TreeMap<>();
-    long[] counts = new long[3]; // sent, ok, failed (measured phase only)
-    long[] outstanding = {0};
-    CountDownLatch done = new CountDownLatch(1);
-    long start = System.nanoTime();
-    long measureFrom = start + (long) (warmup * 1e9);
-    long total = (long) (rate * (warmup + duration));
-    double intervalNs = 1e9 / rate;
-    long[] next = {0}; // index of the next request to send
+            new PoolOptions().setHttp1MaxSize(o.conns()));
+    this.start = System.nanoTime();
+    this.measureFrom = start + (long) (o.warmup() * 1e9);
+    this.total = (long) (o.rate() * (o.warmup() + o.duration()));
+    this.intervalNs = 1e9 / o.rate();
+  }
 
-    vertx.runOnContext(
-        v ->
-            vertx.setPeriodic(
-                1,
-                id -> {
-                  long now = System.nanoTime();
-                  while (next[0] < total && start + (long) (next[0] * intervalNs) <= now) {
-                    long intended = start + (long) (next[0] * intervalNs);
-                    next[0]++;
-                    boolean measured = intended >= measureFrom;
-                    if (measured) {
-                      counts[0]++;
-                    }
-                    outstanding[0]++;
-                    client
-                        .request(
-                            new RequestOptions()
-                                .setMethod(HttpMethod.GET)
-                                .setHost("127.0.0.1")
-                                .setPort(port)
-                                .setURI(path)
-                                .setIdleTimeout(timeoutMs)
-                                .putHeader("Host", hostHeader))
-                        .compose(req -> req.send())
-                        .compose(
-                            resp ->
-                                resp.body()
-                                    .map(
-                                        b ->
-                                            new String[] {
-                                              String.valueOf(resp.statusCode()),
-                                              resp.getHeader("x-replica")
-                                            }))
-                        .onComplete(
-                            ar -> {
-                              long lat = (System.nanoTime() - intended) / 1000;
-                              if (measured) {
-                                hist.recordValue(Math.max(1, Math.min(lat, 3_600_000_000L)));
-                                if (ar.succeeded()) {
-                                  int st = Integer.parseInt(ar.result()[0]);
-                                  String r = ar.result()[1] == null ? "?" : ar.result()[1];
-                                  replicas.merge(r, 1L, Long::sum);
-                                  if (st >= 200 && st < 300) {
-                                    counts[1]++;
-                                  } else {
-                                    counts[2]++;
-                                    failures.merge("http_" + st, 1L, Long::sum);
-                                  }
-                                } else {
-                                  counts[2]++;
-                                  String k = ar.cause().getClass().getSimpleName();
-                                  failures.merge(k, 1L, Long::sum);
-                                }
-                              }
-                              outstanding[0]--;
-                              if (next[0] >= total && outstanding[0] == 0) {
-                                done.countDown();
-                              }
-                            });
-                  }
-                  if (next[0] >= total) {
-                    vertx.cancelTimer(id);
-                    if (outstanding[0] == 0) {
-                      done.countDown();
-                    }
-                  }
-                }));
-    done.await((long) (warmup + duration) + timeoutMs / 1000 + 30, TimeUnit.SECONDS);
-    double elapsed = (System.nanoTime() - start) / 1e9;
-    String result =
-        String.format(
-            "{\"label\":\"%s\",\"rate\":%.0f,\"sent\":%d,\"ok\":%d,\"failed\":%d,"
-                + "\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f,"
-                + "\"replicas\":%s,\"failures\":%s,\"elapsed\":%.1f}",
-            label,
-            rate,
-            counts[0],
-            counts[1],
-            counts[2],
-            hist.getValueAtPercentile(50) / 1000.0,
-            hist.getValueAtPercentile(90) / 1000.0,
-            hist.getValueAtPercentile(99) / 1000.0,
-            hist.getValueAtPercentile(99.9) / 1000.0,
-            hist.getMaxValue() / 1000.0,
-            json(replicas),
-            json(failures),
-            elapsed);
+  public static void main(String[] args) throws Exception {
+    Options o = Options.parse(args);
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+    LoadGen run = new LoadGen(o, vertx);
+    vertx.runOnContext(v -> vertx.setPeriodic(1, run::sendDue));
+    run.done.await(
+        (long) (o.warmup() + o.duration()) + o.timeoutMs() / 1000 + 30, TimeUnit.SECONDS);
+    double elapsed = (System.nanoTime() - run.start) / 1e9;
+    String result = run.result(elapsed);
     System.out.println(result);
-    if (a.containsKey("out")) {
+    if (o.out() != null) {
       Files.writeString(
-          Path.of(a.get("out")),
+          Path.of(o.out()),
           result + "\n",
           StandardCharsets.UTF_8,
           StandardOpenOption.CREATE,
@@ -161,23 +120,109 @@ public final class LoadGen {
     vertx.close().await();
   }
 
-  static String json(Map<String, Long> m) {
-    StringBuilder b = new StringBuilder("{");
-    m.forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
-    return b.append('}').toString();
+  /** Every millisecond: sends the requests whose intended time has come. */
+  private void sendDue(long timerId) {
+    long now = System.nanoTime();
+    while (next < total && intendedAt(next) <= now) {
+      long intended = intendedAt(next);
+      next++;
+      send(intended, intended >= measureFrom);
+    }
+    if (next >= total) {
+      vertx.cancelTimer(timerId);
+      if (outstanding == 0) {
+        done.countDown();
+      }
+    }
   }
 
-  /** --key value pairs. */
-  static final class Args {
-    static Map<String, String> parse(String[] args) throws IOException {
-      Map<String, String> m = new TreeMap<>();
-      for (int i = 0; i + 1 < args.length; i += 2) {
-        if (!args[i].startsWith("--")) {
-          throw new IOException("expected --flag, got " + args[i]);
-        }
-        m.put(args[i].substring(2), args[i + 1]);
-      }
-      return m;
+  private long intendedAt(long index) {
+    return start + (long) (index * intervalNs);
+  }
+
+  private void send(long intended, boolean measured) {
+    if (measured) {
+      sent++;
     }
+    outstanding++;
+    client
+        .request(
+            new RequestOptions()
+                .setMethod(HttpMethod.GET)
+                .setHost("127.0.0.1")
+                .setPort(o.port())
+                .setURI(o.path())
+                .setIdleTimeout(o.timeoutMs())
+                .putHeader("Host", o.hostHeader()))
+        .compose(req -> req.send())
+        .compose(
+            resp ->
+                resp.body()
+                    .map(
+                        b ->
+                            new String[] {
+                              String.valueOf(resp.statusCode()), resp.getHeader("x-replica")
+                            }))
+        .onComplete(ar -> answered(ar, intended, measured));
+  }
+
+  /** {@code ar} holds the status code and the x-replica header of the answer. */
+  private void answered(AsyncResult<String[]> ar, long intended, boolean measured) {
+    long lat = (System.nanoTime() - intended) / 1000;
+    if (measured) {
+      record(ar, lat);
+    }
+    outstanding--;
+    if (next >= total && outstanding == 0) {
+      done.countDown();
+    }
+  }
+
+  private void record(AsyncResult<String[]> ar, long latencyMicros) {
+    hist.recordValue(Math.max(1, Math.min(latencyMicros, MAX_LATENCY_MICROS)));
+    if (ar.succeeded()) {
+      int st = Integer.parseInt(ar.result()[0]);
+      String r = ar.result()[1] == null ? "?" : ar.result()[1];
+      replicas.merge(r, 1L, Long::sum);
+      if (st >= 200 && st < 300) {
+        ok++;
+      } else {
+        failed++;
+        failures.merge("http_" + st, 1L, Long::sum);
+      }
+    } else {
+      failed++;
+      String k = ar.cause().getClass().getSimpleName();
+      failures.merge(k, 1L, Long::sum);
+    }
+  }
+
+  /** The result line, one JSON object (bench/plot.py reads these fields). */
+  private String result(double elapsed) {
+    return String.format(
+        "{\"label\":\"%s\",\"rate\":%.0f,\"sent\":%d,\"ok\":%d,\"failed\":%d,"
+            + "\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"max\":%.3f,"
+            + "\"replicas\":%s,\"failures\":%s,\"elapsed\":%.1f}",
+        o.label(),
+        o.rate(),
+        sent,
+        ok,
+        failed,
+        hist.getValueAtPercentile(50) / 1000.0,
+        hist.getValueAtPercentile(90) / 1000.0,
+        hist.getValueAtPercentile(99) / 1000.0,
+        hist.getValueAtPercentile(99.9) / 1000.0,
+        hist.getMaxValue() / 1000.0,
+        json(replicas),
+        json(failures),
+        elapsed);
+  }
+
+  static String json(Map<String, Long> m) {
+    StringBuilder b = new StringBuilder("{");
+    m.forEach(
+        (k, v) ->
+            b.append(b.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
+    return b.append('}').toString();
   }
 }
