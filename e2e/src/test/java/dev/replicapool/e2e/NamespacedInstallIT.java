@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,10 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * real {@code kubectl auth can-i} as the operator's ServiceAccount. Then the real operator runs
  * under exactly these rights with the rendered flags and serves a pool in a watched namespace.
  */
-class NamespacedInstallIT {
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient client;
-  static Kubectl kubectl;
+class NamespacedInstallIT extends ApiServerTestBase {
   static String watchedA;
   static String watchedB;
   static String outside;
@@ -52,9 +48,6 @@ class NamespacedInstallIT {
 
   @BeforeAll
   static void renderAndInstall() throws Exception {
-    apiServer = LocalKubeApiServer.get();
-    client = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
     watchedA = apiServer.createNamespace(client, "ns-watched-a");
     watchedB = apiServer.createNamespace(client, "ns-watched-b");
     outside = apiServer.createNamespace(client, "ns-outside");
@@ -97,7 +90,6 @@ class NamespacedInstallIT {
       operator.close();
     }
     RenderedManifests.render(kubectl, client).applyNamespaceCrdAndRbac(kubectl);
-    client.close();
   }
 
   static String script(Path component, String... args) throws IOException, InterruptedException {
