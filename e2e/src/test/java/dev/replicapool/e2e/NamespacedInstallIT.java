@@ -44,7 +44,7 @@ class NamespacedInstallIT extends ApiServerTestBase {
   static String outside;
   static RenderedManifests m;
   static OperatorProcess operator;
-  static final List<AutoCloseable> closeLater = new ArrayList<>();
+  static final CloseLater closeLater = new CloseLater();
 
   @BeforeAll
   static void renderAndInstall() throws Exception {
@@ -79,13 +79,7 @@ class NamespacedInstallIT extends ApiServerTestBase {
 
   @AfterAll
   static void restoreTheBase() {
-    for (AutoCloseable c : closeLater) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    closeLater.closeAll();
     if (operator != null) {
       operator.close();
     }
@@ -305,7 +299,6 @@ class NamespacedInstallIT extends ApiServerTestBase {
   }
 
   static <T extends AutoCloseable> T closeLater(T c) {
-    closeLater.add(c);
-    return c;
+    return closeLater.add(c);
   }
 }

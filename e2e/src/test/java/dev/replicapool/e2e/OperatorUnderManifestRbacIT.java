@@ -28,8 +28,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,7 +44,7 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
   static RenderedManifests m;
   static OperatorProcess operator;
   static String namespace;
-  static final List<AutoCloseable> closeLater = new ArrayList<>();
+  static final CloseLater closeLater = new CloseLater();
 
   @BeforeAll
   static void startOperatorAsItsServiceAccount() {
@@ -58,13 +56,7 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
 
   @AfterAll
   static void stop() {
-    for (AutoCloseable c : closeLater) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    closeLater.closeAll();
     if (operator != null) {
       operator.close();
     }
@@ -308,7 +300,6 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
   }
 
   static <T extends AutoCloseable> T closeLater(T c) {
-    closeLater.add(c);
-    return c;
+    return closeLater.add(c);
   }
 }
