@@ -553,15 +553,7 @@ class ManifestsIT extends ApiServerTestBase {
         .contains("exist");
     assertThat(Files.readString(certs.resolve("server.crt"))).isEqualTo(serverCert);
 
-    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-mtls-overlay-");
-    Files.writeString(
-        overlay.resolve("kustomization.yaml"),
-        "resources: ["
-            + overlay.relativize(base)
-            + "]\n"
-            + "components: ["
-            + overlay.relativize(certs)
-            + "]\n");
+    Path overlay = RenderedManifests.overlayWithComponent(base, certs, "replicapool-mtls-overlay-");
     Kubectl.Result rendered = kubectl.run("kustomize", overlay.toString());
     assertThat(rendered.exitCode()).as(rendered.stderr()).isZero();
     List<HasMetadata> objects =

@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,14 +55,8 @@ class NamespacedInstallIT extends ApiServerTestBase {
     Path base = RenderedManifests.copyOfBase(token);
     Path component = base.resolve("components").resolve("namespaced");
     assertThat(script(component, watchedA + "," + watchedB)).contains("wrote");
-    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-namespaced-overlay-");
-    Files.writeString(
-        overlay.resolve("kustomization.yaml"),
-        "resources: ["
-            + overlay.relativize(base)
-            + "]\ncomponents: ["
-            + overlay.relativize(component)
-            + "]\n");
+    Path overlay =
+        RenderedManifests.overlayWithComponent(base, component, "replicapool-namespaced-overlay-");
     m = RenderedManifests.render(kubectl, client, overlay, token);
 
     // This API server may hold the cluster-wide install of other tests: take its binding away, so
@@ -147,15 +140,7 @@ class NamespacedInstallIT extends ApiServerTestBase {
 
   @Test
   void serverSideDryRunAcceptsTheWholeInstall() {
-    Kubectl.Result r =
-        kubectl.runWithInput(
-            m.yamlOf(o -> true),
-            "apply",
-            "--server-side",
-            "--force-conflicts",
-            "--dry-run=server",
-            "-f",
-            "-");
+    Kubectl.Result r = m.serverSideDryRun(kubectl);
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.stderr()).doesNotContain("Warning");
   }

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -34,29 +33,18 @@ class NetworkPolicyComponentIT extends ApiServerTestBase {
   static void render() throws Exception {
     String token = RenderedManifests.newToken();
     Path base = RenderedManifests.copyOfBase(token);
-    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-netpol-overlay-");
-    Files.writeString(
-        overlay.resolve("kustomization.yaml"),
-        "resources: ["
-            + overlay.relativize(base)
-            + "]\ncomponents: ["
-            + overlay.relativize(base.resolve("components").resolve("network-policy"))
-            + "]\n");
+    Path overlay =
+        RenderedManifests.overlayWithComponent(
+            base,
+            base.resolve("components").resolve("network-policy"),
+            "replicapool-netpol-overlay-");
     m = RenderedManifests.render(kubectl, client, overlay, token);
     m.apply(kubectl, o -> o.getKind().equals("Namespace"));
   }
 
   @Test
   void theApiServerAcceptsThePoliciesAndTheWholeInstall() {
-    Kubectl.Result dryRun =
-        kubectl.runWithInput(
-            m.yamlOf(o -> true),
-            "apply",
-            "--server-side",
-            "--force-conflicts",
-            "--dry-run=server",
-            "-f",
-            "-");
+    Kubectl.Result dryRun = m.serverSideDryRun(kubectl);
     assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
     assertThat(dryRun.stderr()).doesNotContain("Warning");
     m.apply(kubectl, o -> o.getKind().equals("NetworkPolicy"));
