@@ -1,33 +1,22 @@
 package dev.replicapool.controlplane;
 
-import static dev.replicapool.controlplane.ControlPlaneStreamTest.TOKEN;
-import static dev.replicapool.controlplane.ControlPlaneStreamTest.WAIT;
-import static dev.replicapool.controlplane.ControlPlaneStreamTest.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.api.wire.StreamMessage;
 import dev.replicapool.api.wire.TlsMaterial;
-import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.TcpProxy;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketConnectOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,43 +24,12 @@ import org.junit.jupiter.api.Test;
  * its groups, on connect, on reconnect and when its groups change; group tokens and group
  * certificates decide which group a data plane may serve.
  */
-class ControlPlaneGroupsTest {
+class ControlPlaneGroupsTest extends StreamTestBase {
   static final String TOKEN_A = "token-of-group-a";
   static final String TOKEN_B = "token-of-group-b";
 
-  Vertx vertx;
-  final List<ControlPlaneClient> clients = new ArrayList<>();
-  final List<ControlPlaneServer> servers = new ArrayList<>();
-
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void tearDown() {
-    clients.forEach(c -> c.stop().await());
-    servers.forEach(s -> s.stop().await());
-    vertx.close().await();
-  }
-
-  ControlPlaneServer server(ControlPlaneServer.Options options) {
-    ControlPlaneServer s = new ControlPlaneServer(vertx, options);
-    s.start().await();
-    servers.add(s);
-    return s;
-  }
-
   ControlPlaneServer plainServer() {
     return server(new ControlPlaneServer.Options("127.0.0.1", 0, TOKEN));
-  }
-
-  ControlPlaneClient client(ControlPlaneClient.Options options, SnapshotApplier applier) {
-    ControlPlaneClient c =
-        new ControlPlaneClient(vertx, options.withBackoff(20, 200), applier, new Random(1));
-    clients.add(c);
-    c.start();
-    return c;
   }
 
   ControlPlaneClient.Options of(int port, String token, String node, String group) {
@@ -82,14 +40,7 @@ class ControlPlaneGroupsTest {
   /** A stream that says hello as a data plane of {@code group} and keeps every frame it gets. */
   List<String> recordingSocket(int port, String token, String node, String group) {
     List<String> frames = new CopyOnWriteArrayList<>();
-    WebSocketConnectOptions o =
-        new WebSocketConnectOptions()
-            .setHost("127.0.0.1")
-            .setPort(port)
-            .setURI(ControlPlaneProtocol.STREAM_PATH)
-            .putHeader(ControlPlaneProtocol.AUTHORIZATION, "Bearer " + token);
-    WebSocketClient wsc = vertx.createWebSocketClient();
-    WebSocket ws = new OnEventLoop(vertx).call(() -> wsc.connect(o)).await();
+    WebSocket ws = rawSocket(port, "Bearer " + token);
     ws.textMessageHandler(frames::add);
     ws.writeTextMessage(WireCodec.encode(StreamMessage.hello(node, group))).await();
     return frames;

@@ -9,80 +9,25 @@ import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.StreamMessage;
 import dev.replicapool.api.wire.TlsMaterial;
 import dev.replicapool.testing.OnEventLoop;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketConnectOptions;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class ControlPlaneStreamTest {
-  static final String TOKEN = "s3cret-token";
-  static final Duration WAIT = Duration.ofSeconds(10);
-
-  Vertx vertx;
-  final List<ControlPlaneClient> clients = new ArrayList<>();
-  final List<ControlPlaneServer> servers = new ArrayList<>();
-
-  @BeforeEach
-  void setUp() {
-    vertx = Vertx.vertx();
-  }
-
-  @AfterEach
-  void tearDown() {
-    clients.forEach(c -> c.stop().await());
-    servers.forEach(s -> s.stop().await());
-    vertx.close().await();
-  }
-
+class ControlPlaneStreamTest extends StreamTestBase {
   ControlPlaneServer server(int port) {
     return server(new ControlPlaneServer.Options("127.0.0.1", port, TOKEN));
   }
 
-  ControlPlaneServer server(ControlPlaneServer.Options options) {
-    ControlPlaneServer s = new ControlPlaneServer(vertx, options);
-    s.start().await();
-    servers.add(s);
-    return s;
-  }
-
   ControlPlaneClient client(int port, String node, SnapshotApplier applier) {
     return client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, node), applier);
-  }
-
-  ControlPlaneClient client(ControlPlaneClient.Options options, SnapshotApplier applier) {
-    ControlPlaneClient c =
-        new ControlPlaneClient(vertx, options.withBackoff(20, 200), applier, new Random(1));
-    clients.add(c);
-    c.start();
-    return c;
-  }
-
-  WebSocket rawSocket(int port, String authorization) {
-    WebSocketConnectOptions o =
-        new WebSocketConnectOptions()
-            .setHost("127.0.0.1")
-            .setPort(port)
-            .setURI(ControlPlaneProtocol.STREAM_PATH);
-    if (authorization != null) {
-      o.putHeader(ControlPlaneProtocol.AUTHORIZATION, authorization);
-    }
-    WebSocketClient wsc = vertx.createWebSocketClient();
-    return new OnEventLoop(vertx).call(() -> wsc.connect(o)).await();
   }
 
   @Test
@@ -684,11 +629,5 @@ class ControlPlaneStreamTest {
         .contains("mutualTls=true")
         .doesNotContain("PRIVATE")
         .doesNotContain(TOKEN);
-  }
-
-  static String resource(String name) throws IOException {
-    try (InputStream in = ControlPlaneStreamTest.class.getClassLoader().getResourceAsStream(name)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
   }
 }

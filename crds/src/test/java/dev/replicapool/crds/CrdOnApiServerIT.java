@@ -2,14 +2,12 @@ package dev.replicapool.crds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,17 +15,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The user's path with kubectl on a real kube-apiserver: install, apply, get, explain, refuse. */
-class CrdOnApiServerIT {
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient client;
-  static Kubectl kubectl;
+class CrdOnApiServerIT extends ApiServerTestBase {
   static String namespace;
 
   @BeforeAll
   static void installCrd() {
-    apiServer = LocalKubeApiServer.get();
-    client = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
     namespace = apiServer.createNamespace(client, "crd");
     Kubectl.Result apply = kubectl.run("apply", "-f", "../crds/");
     assertThat(apply.exitCode()).as(apply.output()).isZero();
@@ -38,11 +30,6 @@ class CrdOnApiServerIT {
             "--timeout=60s",
             "crd/replicapools.replicapool.dev");
     assertThat(established.exitCode()).as(established.output()).isZero();
-  }
-
-  @AfterAll
-  static void close() {
-    client.close();
   }
 
   @Test

@@ -2,15 +2,13 @@ package dev.replicapool.crds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -22,24 +20,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the field and the reason, and nothing is stored. Pools the schema accepts but the operator cannot
  * use are in e2e (HostilePoolsIT).
  */
-class MoreInvalidPoolsIT {
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient client;
-  static Kubectl kubectl;
+class MoreInvalidPoolsIT extends ApiServerTestBase {
   static String namespace;
 
   @BeforeAll
   static void installCrd() {
-    apiServer = LocalKubeApiServer.get();
-    client = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
     namespace = apiServer.createNamespace(client, "crd-more");
     ReplicaPools.installCrd(kubectl, Path.of("../crds/"));
-  }
-
-  @AfterAll
-  static void close() {
-    client.close();
   }
 
   static Stream<Arguments> invalidPools() {

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane;
 
+import dev.replicapool.replica.Utf8Marshaller;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
@@ -10,36 +11,16 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 
 /**
- * A real grpc-java server with one method of each kind, speaking plain strings (no protoc needed):
- * every answer starts with the server's name, so a test sees which member took an RPC.
+ * A real grpc-java server with one method of each kind, speaking plain strings ({@link
+ * Utf8Marshaller}, no protoc needed): every answer starts with the server's name, so a test sees
+ * which member took an RPC.
  */
 final class GrpcEcho {
-  static final MethodDescriptor.Marshaller<String> STRING =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-          return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-          try {
-            return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
-
   static final MethodDescriptor<String, String> UNARY =
       method("Unary", MethodDescriptor.MethodType.UNARY);
   static final MethodDescriptor<String, String> CLIENT_STREAM =
@@ -53,7 +34,8 @@ final class GrpcEcho {
 
   private static MethodDescriptor<String, String> method(
       String name, MethodDescriptor.MethodType type) {
-    return MethodDescriptor.<String, String>newBuilder(STRING, STRING)
+    return MethodDescriptor.<String, String>newBuilder(
+            Utf8Marshaller.INSTANCE, Utf8Marshaller.INSTANCE)
         .setFullMethodName("replicapool.test.Echo/" + name)
         .setType(type)
         .build();

@@ -99,35 +99,53 @@ class ProtocolsIT extends DataPlaneTestBase {
         .await();
   }
 
+  /**
+   * The WebSocket tests' set-up: members a and b, echoes counting their open sockets, both in pool
+   * shop/ws of a data plane that drains for 300 ms, and a WebSocket client of /chat through it.
+   */
+  private final class EchoPool {
+    final AtomicInteger openAtA = new AtomicInteger();
+    final AtomicInteger openAtB = new AtomicInteger();
+    final HttpServer a = echo("a", openAtA);
+    final HttpServer b = echo("b", openAtB);
+    final MemberSnapshot ma;
+    final MemberSnapshot mb;
+    final WebSocketClient client;
+    final WebSocketConnectOptions chat;
+
+    EchoPool() throws Exception {
+      startDataPlane(settings().withDrainMillis(300));
+      ma = new MemberSnapshot("127.0.0.1", a.actualPort(), 1, MemberState.Healthy);
+      mb = new MemberSnapshot("127.0.0.1", b.actualPort(), 1, MemberState.Healthy);
+      publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma, mb));
+      client = vertx.createWebSocketClient();
+      chat =
+          new WebSocketConnectOptions()
+              .setHost("127.0.0.1")
+              .setPort(dp.trafficPort())
+              .setURI("/chat")
+              .addHeader("host", HOST);
+    }
+
+    /** A WebSocket to the pool through the data plane, once upgraded. */
+    WebSocket connect() throws Exception {
+      return new OnEventLoop(vertx).call(() -> client.connect(chat)).await(10, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void aWebSocketIsTunnelledAndClosedAfterTheDrainWhenItsMemberLeaves() throws Exception {
-    AtomicInteger openAtA = new AtomicInteger();
-    AtomicInteger openAtB = new AtomicInteger();
-    HttpServer a = echo("a", openAtA);
-    HttpServer b = echo("b", openAtB);
-    startDataPlane(settings().withDrainMillis(300));
-    MemberSnapshot ma = new MemberSnapshot("127.0.0.1", a.actualPort(), 1, MemberState.Healthy);
-    MemberSnapshot mb = new MemberSnapshot("127.0.0.1", b.actualPort(), 1, MemberState.Healthy);
-    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma, mb));
-    WebSocketClient client = vertx.createWebSocketClient();
-    WebSocketConnectOptions o =
-        new WebSocketConnectOptions()
-            .setHost("127.0.0.1")
-            .setPort(dp.trafficPort())
-            .setURI("/chat")
-            .addHeader("host", HOST);
-    WebSocket first =
-        new OnEventLoop(vertx).call(() -> client.connect(o)).await(10, TimeUnit.SECONDS);
-    WebSocket second =
-        new OnEventLoop(vertx).call(() -> client.connect(o)).await(10, TimeUnit.SECONDS);
+    EchoPool echoes = new EchoPool();
+    WebSocket first = echoes.connect();
+    WebSocket second = echoes.connect();
     CompletableFuture<String> answer = new CompletableFuture<>();
     first.textMessageHandler(answer::complete);
     first.writeTextMessage("hello");
     assertThat(answer.get(5, TimeUnit.SECONDS)).isIn("a:hello", "b:hello");
     // the balancer spread the two upgrades; each open tunnel is in flight on its member
-    assertThat(openAtA.get()).isEqualTo(1);
-    assertThat(openAtB.get()).isEqualTo(1);
-    assertThat(inflight(a.actualPort())).isEqualTo(1);
+    assertThat(echoes.openAtA.get()).isEqualTo(1);
+    assertThat(echoes.openAtB.get()).isEqualTo(1);
+    assertThat(inflight(echoes.a.actualPort())).isEqualTo(1);
 
     CompletableFuture<Void> firstClosed = new CompletableFuture<>();
     CompletableFuture<Void> secondClosed = new CompletableFuture<>();
@@ -136,7 +154,7 @@ class ProtocolsIT extends DataPlaneTestBase {
     atA.closeHandler(v -> firstClosed.complete(null));
     atB.closeHandler(v -> secondClosed.complete(null));
     long removed = System.nanoTime();
-    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(mb)); // a leaves the pool
+    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(echoes.mb)); // a leaves the pool
     firstClosed.get(5, TimeUnit.SECONDS);
     long closedAfterMillis = (System.nanoTime() - removed) / 1_000_000;
     assertThat(closedAfterMillis).isGreaterThanOrEqualTo(250);
@@ -145,12 +163,12 @@ class ProtocolsIT extends DataPlaneTestBase {
     atB.textMessageHandler(stillThere::complete);
     atB.writeTextMessage("still");
     assertThat(stillThere.get(5, TimeUnit.SECONDS)).isEqualTo("b:still");
-    await().atMost(WAIT).until(() -> openAtA.get() == 0);
+    await().atMost(WAIT).until(() -> echoes.openAtA.get() == 0);
     System.out.println(
         "FIGURE websocket tunnel of a removed member closed after "
             + closedAfterMillis
             + " ms (drain 300 ms)");
-    client.close().await();
+    echoes.client.close().await();
   }
 
   /**
@@ -160,24 +178,10 @@ class ProtocolsIT extends DataPlaneTestBase {
   @Test
   @org.junit.jupiter.api.Timeout(value = 5, unit = TimeUnit.MINUTES) // with -Dws.holdSeconds=60
   void aWebSocketIsHeldWhileAnotherMemberIsKilled() throws Exception {
-    AtomicInteger openAtA = new AtomicInteger();
-    AtomicInteger openAtB = new AtomicInteger();
-    HttpServer a = echo("a", openAtA);
-    HttpServer b = echo("b", openAtB);
-    startDataPlane(settings().withDrainMillis(300));
-    MemberSnapshot ma = new MemberSnapshot("127.0.0.1", a.actualPort(), 1, MemberState.Healthy);
-    MemberSnapshot mb = new MemberSnapshot("127.0.0.1", b.actualPort(), 1, MemberState.Healthy);
-    publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma, mb));
-    WebSocketClient client = vertx.createWebSocketClient();
-    WebSocketConnectOptions o =
-        new WebSocketConnectOptions()
-            .setHost("127.0.0.1")
-            .setPort(dp.trafficPort())
-            .setURI("/chat")
-            .addHeader("host", HOST);
+    EchoPool echoes = new EchoPool();
     java.util.List<WebSocket> sockets = new java.util.ArrayList<>();
     for (int i = 0; i < 2; i++) {
-      sockets.add(new OnEventLoop(vertx).call(() -> client.connect(o)).await(10, TimeUnit.SECONDS));
+      sockets.add(echoes.connect());
     }
     java.util.concurrent.LinkedBlockingQueue<String> answers =
         new java.util.concurrent.LinkedBlockingQueue<>();
@@ -195,8 +199,8 @@ class ProtocolsIT extends DataPlaneTestBase {
     int answered = 0;
     for (int i = 0; i < messages; i++) {
       if (i == messages / 3) {
-        b.close().await(); // member b stops: its own tunnel ends, a's must not notice
-        publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(ma));
+        echoes.b.close().await(); // member b stops: its own tunnel ends, a's must not notice
+        publish(SnapshotBuilder.pool("shop/ws").hosts(HOST).members(echoes.ma));
       }
       held.writeTextMessage("m" + i);
       String answer = answers.poll(5, TimeUnit.SECONDS);
@@ -214,7 +218,7 @@ class ProtocolsIT extends DataPlaneTestBase {
             + messages
             + " messages answered");
     assertThat(answered).isEqualTo(messages);
-    client.close().await();
+    echoes.client.close().await();
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vertx.core.Future;
@@ -29,8 +30,12 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -164,6 +169,35 @@ final class FaultSystem implements AutoCloseable {
     spec.routing.adaptive.recoverAfterMillis = 2_000;
     pool.setSpec(spec);
     return pool;
+  }
+
+  // ---- TLS material ----
+
+  /** A file of the test resources' tls/ folder (certificates and keys made for these tests). */
+  static String tlsResource(String name) {
+    try (InputStream in = FaultSystem.class.getResourceAsStream("/tls/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Creates a Secret of {@code type} in this namespace with this tls.crt and tls.key. */
+  void createTlsSecret(String name, String type, String crt, String key) {
+    Base64.Encoder b64 = Base64.getEncoder();
+    client
+        .secrets()
+        .inNamespace(namespace)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withType(type)
+                .addToData("tls.crt", b64.encodeToString(crt.getBytes(StandardCharsets.US_ASCII)))
+                .addToData("tls.key", b64.encodeToString(key.getBytes(StandardCharsets.US_ASCII)))
+                .build())
+        .create();
   }
 
   ReplicaPool create(ReplicaPool pool) {

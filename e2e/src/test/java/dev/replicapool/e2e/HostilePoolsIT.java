@@ -21,15 +21,11 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -95,31 +91,6 @@ class HostilePoolsIT {
     sys.close();
   }
 
-  static String resource(String name) {
-    try (InputStream in = HostilePoolsIT.class.getResourceAsStream("/tls/" + name)) {
-      return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  static void secret(String name, String type, String crt, String key) {
-    Base64.Encoder b64 = Base64.getEncoder();
-    sys.client
-        .secrets()
-        .inNamespace(sys.namespace)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withType(type)
-                .addToData("tls.crt", b64.encodeToString(crt.getBytes(StandardCharsets.US_ASCII)))
-                .addToData("tls.key", b64.encodeToString(key.getBytes(StandardCharsets.US_ASCII)))
-                .build())
-        .create();
-  }
-
   static void lease(String pool, String name, Map<String, String> annotations) {
     sys.client
         .leases()
@@ -173,13 +144,17 @@ class HostilePoolsIT {
 
   @Test
   void poolsTheOperatorCannotUseAreReportedAndTheOthersKeepReconciling() {
-    secret("opaque-tls", "Opaque", resource("a-example.crt"), resource("a-example.key"));
-    secret("garbage-tls", "kubernetes.io/tls", "not a certificate", "not a key");
-    secret(
+    sys.createTlsSecret(
+        "opaque-tls",
+        "Opaque",
+        FaultSystem.tlsResource("a-example.crt"),
+        FaultSystem.tlsResource("a-example.key"));
+    sys.createTlsSecret("garbage-tls", "kubernetes.io/tls", "not a certificate", "not a key");
+    sys.createTlsSecret(
         "mismatched-tls",
         "kubernetes.io/tls",
-        resource("b-example.crt"),
-        resource("a-example.key"));
+        FaultSystem.tlsResource("b-example.crt"),
+        FaultSystem.tlsResource("a-example.key"));
     lease("lease-no-address", "lease-no-address-r1", Map.of());
     lease(
         "lease-bad-address",

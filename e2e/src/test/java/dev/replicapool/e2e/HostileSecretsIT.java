@@ -19,12 +19,9 @@ import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.ReplicaProcess;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
@@ -63,14 +60,6 @@ class HostileSecretsIT {
   static final Map<String, Level> savedLevels = new LinkedHashMap<>();
   static AppenderBase<ILoggingEvent> appender;
   static final String WRONG_TOKEN = "wrong-" + java.util.UUID.randomUUID();
-
-  static String resource(String name) {
-    try (InputStream in = HostileSecretsIT.class.getResourceAsStream("/tls/" + name)) {
-      return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
 
   static void captureLogs() {
     LoggerContext ctx = (LoggerContext) LoggerFactory.getILoggerFactory();
@@ -112,7 +101,7 @@ class HostileSecretsIT {
   static void start() {
     captureLogs();
     sys = new FaultSystem("hostile-secrets");
-    String cpCert = resource("controlplane.crt");
+    String cpCert = FaultSystem.tlsResource("controlplane.crt");
     OperatorConfig config =
         new OperatorConfig(
             Set.of(sys.namespace),
@@ -120,7 +109,7 @@ class HostileSecretsIT {
             0,
             sys.token,
             cpCert,
-            resource("controlplane.key"),
+            FaultSystem.tlsResource("controlplane.key"),
             0,
             null);
     op = sys.startOperator(sys.client, config);
@@ -139,8 +128,16 @@ class HostileSecretsIT {
     sys.closeLater(() -> FaultSystem.block(dp.stop()));
     member = sys.replica("m1");
 
-    secret("shop-tls", resource("a-example.crt"), resource("a-example.key"));
-    secret("mismatched-tls", resource("b-example.crt"), resource("a-example.key"));
+    sys.createTlsSecret(
+        "shop-tls",
+        "kubernetes.io/tls",
+        FaultSystem.tlsResource("a-example.crt"),
+        FaultSystem.tlsResource("a-example.key"));
+    sys.createTlsSecret(
+        "mismatched-tls",
+        "kubernetes.io/tls",
+        FaultSystem.tlsResource("b-example.crt"),
+        FaultSystem.tlsResource("a-example.key"));
     ReplicaPool secure = sys.pool("secure", List.of(member.address()));
     secure.getSpec().route.hosts = List.of("a.example");
     secure.getSpec().tls = new Tls();
@@ -151,23 +148,6 @@ class HostileSecretsIT {
     broken.getSpec().tls = new Tls();
     broken.getSpec().tls.secretName = "mismatched-tls";
     sys.create(broken);
-  }
-
-  static void secret(String name, String crt, String key) {
-    Base64.Encoder b64 = Base64.getEncoder();
-    sys.client
-        .secrets()
-        .inNamespace(sys.namespace)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withType("kubernetes.io/tls")
-                .addToData("tls.crt", b64.encodeToString(crt.getBytes(StandardCharsets.US_ASCII)))
-                .addToData("tls.key", b64.encodeToString(key.getBytes(StandardCharsets.US_ASCII)))
-                .build())
-        .create();
   }
 
   @AfterAll
@@ -185,11 +165,12 @@ class HostileSecretsIT {
     s.put("wrong token presented by a rogue client", WRONG_TOKEN);
     s.put("private-key marker", "PRIVATE KEY-----");
     for (String key : List.of("a-example.key", "controlplane.key")) {
-      String[] lines = resource(key).split("\n");
+      String[] lines = FaultSystem.tlsResource(key).split("\n");
       s.put(key + " first base64 line", lines[1]);
       s.put(key + " last base64 line", lines[lines.length - 2]);
       String b64 =
-          Base64.getEncoder().encodeToString(resource(key).getBytes(StandardCharsets.US_ASCII));
+          Base64.getEncoder()
+              .encodeToString(FaultSystem.tlsResource(key).getBytes(StandardCharsets.US_ASCII));
       s.put(key + " as Secret data", b64.substring(40, 100));
     }
     return s;
@@ -263,7 +244,7 @@ class HostileSecretsIT {
                                   new PemTrustOptions()
                                       .addCertValue(
                                           io.vertx.core.buffer.Buffer.buffer(
-                                              resource("controlplane.crt")))))
+                                              FaultSystem.tlsResource("controlplane.crt")))))
                       .connect(
                           new WebSocketConnectOptions()
                               .setHost("127.0.0.1")
@@ -290,7 +271,7 @@ class HostileSecretsIT {
         CertificateFactory.getInstance("X.509")
             .generateCertificate(
                 new ByteArrayInputStream(
-                    resource("a-example.crt").getBytes(StandardCharsets.US_ASCII))));
+                    FaultSystem.tlsResource("a-example.crt").getBytes(StandardCharsets.US_ASCII))));
     TrustManagerFactory tmf =
         TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(ks);

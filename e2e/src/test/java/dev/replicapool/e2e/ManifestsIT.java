@@ -17,8 +17,8 @@ import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.DataPlaneArgs;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.OperatorFlags;
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -39,7 +39,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -58,7 +57,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,26 +69,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * can-i}), and read object by object for what no API server checks: hardening, probes, the
  * operator's and data plane's real flag parsers against the args, Services against named ports.
  */
-class ManifestsIT {
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient client;
-  static Kubectl kubectl;
+class ManifestsIT extends ApiServerTestBase {
   static RenderedManifests m;
 
   @BeforeAll
   static void renderAndInstallRbac() {
-    apiServer = LocalKubeApiServer.get();
-    client = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
     m = RenderedManifests.render(kubectl, client);
     // The dry run of namespaced objects needs their Namespace, and custom resources their CRD;
     // auth can-i needs the roles: those go in for real.
     m.applyNamespaceCrdAndRbac(kubectl);
-  }
-
-  @AfterAll
-  static void close() {
-    client.close();
   }
 
   // ---------------------------------------------------------------- rendering and the API server
@@ -566,15 +553,7 @@ class ManifestsIT {
         .contains("exist");
     assertThat(Files.readString(certs.resolve("server.crt"))).isEqualTo(serverCert);
 
-    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-mtls-overlay-");
-    Files.writeString(
-        overlay.resolve("kustomization.yaml"),
-        "resources: ["
-            + overlay.relativize(base)
-            + "]\n"
-            + "components: ["
-            + overlay.relativize(certs)
-            + "]\n");
+    Path overlay = RenderedManifests.overlayWithComponent(base, certs, "replicapool-mtls-overlay-");
     Kubectl.Result rendered = kubectl.run("kustomize", overlay.toString());
     assertThat(rendered.exitCode()).as(rendered.stderr()).isZero();
     List<HasMetadata> objects =

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -15,10 +15,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,22 +37,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * real {@code kubectl auth can-i} as the operator's ServiceAccount. Then the real operator runs
  * under exactly these rights with the rendered flags and serves a pool in a watched namespace.
  */
-class NamespacedInstallIT {
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient client;
-  static Kubectl kubectl;
+class NamespacedInstallIT extends ApiServerTestBase {
   static String watchedA;
   static String watchedB;
   static String outside;
   static RenderedManifests m;
   static OperatorProcess operator;
-  static final List<AutoCloseable> closeLater = new ArrayList<>();
+  static final CloseLater closeLater = new CloseLater();
 
   @BeforeAll
   static void renderAndInstall() throws Exception {
-    apiServer = LocalKubeApiServer.get();
-    client = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
     watchedA = apiServer.createNamespace(client, "ns-watched-a");
     watchedB = apiServer.createNamespace(client, "ns-watched-b");
     outside = apiServer.createNamespace(client, "ns-outside");
@@ -63,14 +55,8 @@ class NamespacedInstallIT {
     Path base = RenderedManifests.copyOfBase(token);
     Path component = base.resolve("components").resolve("namespaced");
     assertThat(script(component, watchedA + "," + watchedB)).contains("wrote");
-    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-namespaced-overlay-");
-    Files.writeString(
-        overlay.resolve("kustomization.yaml"),
-        "resources: ["
-            + overlay.relativize(base)
-            + "]\ncomponents: ["
-            + overlay.relativize(component)
-            + "]\n");
+    Path overlay =
+        RenderedManifests.overlayWithComponent(base, component, "replicapool-namespaced-overlay-");
     m = RenderedManifests.render(kubectl, client, overlay, token);
 
     // This API server may hold the cluster-wide install of other tests: take its binding away, so
@@ -86,18 +72,11 @@ class NamespacedInstallIT {
 
   @AfterAll
   static void restoreTheBase() {
-    for (AutoCloseable c : closeLater) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    closeLater.closeAll();
     if (operator != null) {
       operator.close();
     }
     RenderedManifests.render(kubectl, client).applyNamespaceCrdAndRbac(kubectl);
-    client.close();
   }
 
   static String script(Path component, String... args) throws IOException, InterruptedException {
@@ -161,15 +140,7 @@ class NamespacedInstallIT {
 
   @Test
   void serverSideDryRunAcceptsTheWholeInstall() {
-    Kubectl.Result r =
-        kubectl.runWithInput(
-            m.yamlOf(o -> true),
-            "apply",
-            "--server-side",
-            "--force-conflicts",
-            "--dry-run=server",
-            "-f",
-            "-");
+    Kubectl.Result r = m.serverSideDryRun(kubectl);
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.stderr()).doesNotContain("Warning");
   }
@@ -313,7 +284,6 @@ class NamespacedInstallIT {
   }
 
   static <T extends AutoCloseable> T closeLater(T c) {
-    closeLater.add(c);
-    return c;
+    return closeLater.add(c);
   }
 }

@@ -3,22 +3,19 @@ package dev.replicapool.e2e;
 import static dev.replicapool.e2e.RenderedManifests.NAMESPACE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,48 +25,26 @@ import org.junit.jupiter.api.Test;
  * named port of the operator and the data planes. Whether packets are dropped depends on the
  * cluster's network plugin, which an API server alone does not have (see docs/INSTALL.md).
  */
-class NetworkPolicyComponentIT {
+class NetworkPolicyComponentIT extends ApiServerTestBase {
   static final String MONITORING = "replicapool.dev/monitoring";
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient client;
-  static Kubectl kubectl;
   static RenderedManifests m;
 
   @BeforeAll
   static void render() throws Exception {
-    apiServer = LocalKubeApiServer.get();
-    client = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
     String token = RenderedManifests.newToken();
     Path base = RenderedManifests.copyOfBase(token);
-    Path overlay = Files.createTempDirectory(base.getParent(), "replicapool-netpol-overlay-");
-    Files.writeString(
-        overlay.resolve("kustomization.yaml"),
-        "resources: ["
-            + overlay.relativize(base)
-            + "]\ncomponents: ["
-            + overlay.relativize(base.resolve("components").resolve("network-policy"))
-            + "]\n");
+    Path overlay =
+        RenderedManifests.overlayWithComponent(
+            base,
+            base.resolve("components").resolve("network-policy"),
+            "replicapool-netpol-overlay-");
     m = RenderedManifests.render(kubectl, client, overlay, token);
     m.apply(kubectl, o -> o.getKind().equals("Namespace"));
   }
 
-  @AfterAll
-  static void close() {
-    client.close();
-  }
-
   @Test
   void theApiServerAcceptsThePoliciesAndTheWholeInstall() {
-    Kubectl.Result dryRun =
-        kubectl.runWithInput(
-            m.yamlOf(o -> true),
-            "apply",
-            "--server-side",
-            "--force-conflicts",
-            "--dry-run=server",
-            "-f",
-            "-");
+    Kubectl.Result dryRun = m.serverSideDryRun(kubectl);
     assertThat(dryRun.exitCode()).as(dryRun.output()).isZero();
     assertThat(dryRun.stderr()).doesNotContain("Warning");
     m.apply(kubectl, o -> o.getKind().equals("NetworkPolicy"));

@@ -8,8 +8,8 @@ import static org.awaitility.Awaitility.await;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.registrar.LeaseRegistrar;
+import dev.replicapool.testing.ApiServerTestBase;
 import dev.replicapool.testing.Kubectl;
-import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
@@ -28,8 +28,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,39 +40,26 @@ import org.junit.jupiter.api.Test;
  * leader election fails here; {@link ManifestsIT} checks the rules one by one with can-i, this
  * proves they are enough.
  */
-class OperatorUnderManifestRbacIT {
-  static LocalKubeApiServer apiServer;
-  static KubernetesClient admin;
-  static Kubectl kubectl;
+class OperatorUnderManifestRbacIT extends ApiServerTestBase {
   static RenderedManifests m;
   static OperatorProcess operator;
   static String namespace;
-  static final List<AutoCloseable> closeLater = new ArrayList<>();
+  static final CloseLater closeLater = new CloseLater();
 
   @BeforeAll
   static void startOperatorAsItsServiceAccount() {
-    apiServer = LocalKubeApiServer.get();
-    admin = apiServer.newClient();
-    kubectl = new Kubectl(apiServer.kubeConfigFile());
-    m = RenderedManifests.render(kubectl, admin);
+    m = RenderedManifests.render(kubectl, client);
     m.applyNamespaceCrdAndRbac(kubectl);
     operator = OperatorProcess.start(m, apiServer, OPERATOR_SA, "operator-0");
-    namespace = apiServer.createNamespace(admin, "rbac-op");
+    namespace = apiServer.createNamespace(client, "rbac-op");
   }
 
   @AfterAll
   static void stop() {
-    for (AutoCloseable c : closeLater) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    closeLater.closeAll();
     if (operator != null) {
       operator.close();
     }
-    admin.close();
   }
 
   /** A client the API server treats as the given ServiceAccount. */
@@ -94,7 +79,7 @@ class OperatorUnderManifestRbacIT {
         .pollInterval(Duration.ofMillis(200))
         .untilAsserted(() -> assertThat(readyz(operator.adminPort)).isEqualTo(200));
     Lease leader =
-        admin.leases().inNamespace(NAMESPACE).withName(OperatorConfig.LEADER_LEASE_NAME).get();
+        client.leases().inNamespace(NAMESPACE).withName(OperatorConfig.LEADER_LEASE_NAME).get();
     assertThat(leader).as("the leader Lease in " + NAMESPACE).isNotNull();
     assertThat(leader.getSpec().getHolderIdentity()).isEqualTo("operator-0");
     // Renewals (a merge patch on the Lease) go through too.
@@ -104,7 +89,7 @@ class OperatorUnderManifestRbacIT {
         .untilAsserted(
             () ->
                 assertThat(
-                        admin
+                        client
                             .leases()
                             .inNamespace(NAMESPACE)
                             .withName(OperatorConfig.LEADER_LEASE_NAME)
@@ -145,7 +130,7 @@ class OperatorUnderManifestRbacIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(admin.v1().events().inNamespace(namespace).list().getItems())
+                assertThat(client.v1().events().inNamespace(namespace).list().getItems())
                     .extracting(Event::getReason)
                     .contains("SelectorMatchesNothing"));
   }
@@ -155,7 +140,7 @@ class OperatorUnderManifestRbacIT {
     ReplicaProcess replica =
         closeLater(ReplicaProcess.start("p1", "127.0.0.32", ReplicaProcess.freePort("127.0.0.32")));
     Pod pod =
-        admin
+        client
             .pods()
             .inNamespace(namespace)
             .resource(
@@ -179,7 +164,7 @@ class OperatorUnderManifestRbacIT {
             .withPodIP(replica.host())
             .withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
             .build());
-    admin.pods().inNamespace(namespace).resource(pod).updateStatus();
+    client.pods().inNamespace(namespace).resource(pod).updateStatus();
     apply(
         """
         apiVersion: replicapool.dev/v1alpha1
@@ -197,13 +182,13 @@ class OperatorUnderManifestRbacIT {
 
   @Test
   void replicaBoundToTheRegistrarRoleRegistersThroughALease() {
-    admin
+    client
         .serviceAccounts()
         .inNamespace(namespace)
         .resource(
             new ServiceAccountBuilder().withNewMetadata().withName("replica").endMetadata().build())
         .create();
-    admin
+    client
         .rbac()
         .roleBindings()
         .inNamespace(namespace)
@@ -290,7 +275,7 @@ class OperatorUnderManifestRbacIT {
   }
 
   static ReplicaPool pool(String name) {
-    return admin.resources(ReplicaPool.class).inNamespace(namespace).withName(name).get();
+    return client.resources(ReplicaPool.class).inNamespace(namespace).withName(name).get();
   }
 
   static void apply(String yaml) {
@@ -315,7 +300,6 @@ class OperatorUnderManifestRbacIT {
   }
 
   static <T extends AutoCloseable> T closeLater(T c) {
-    closeLater.add(c);
-    return c;
+    return closeLater.add(c);
   }
 }

@@ -120,6 +120,23 @@ final class RenderedManifests {
     }
   }
 
+  /**
+   * A kustomization in a new folder next to {@code base} (a {@link #copyOfBase}) that renders the
+   * base with the Component {@code component}, as docs/INSTALL.md tells a user to write one.
+   */
+  static Path overlayWithComponent(Path base, Path component, String folderPrefix)
+      throws IOException {
+    Path overlay = Files.createTempDirectory(base.getParent(), folderPrefix);
+    Files.writeString(
+        overlay.resolve("kustomization.yaml"),
+        "resources: ["
+            + overlay.relativize(base)
+            + "]\ncomponents: ["
+            + overlay.relativize(component)
+            + "]\n");
+    return overlay;
+  }
+
   /** What generate-stream-certs.sh writes into the mTLS Component (gitignored, like the token). */
   static boolean isGeneratedStreamCertificate(Path rel) {
     String name = rel.getFileName().toString();
@@ -150,6 +167,20 @@ final class RenderedManifests {
         .filter(which)
         .map(Serialization::asYaml)
         .collect(Collectors.joining("\n"));
+  }
+
+  /**
+   * Every object through a server-side dry run (nothing is stored); the caller judges the answer.
+   */
+  Kubectl.Result serverSideDryRun(Kubectl kubectl) {
+    return kubectl.runWithInput(
+        yamlOf(o -> true),
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "--dry-run=server",
+        "-f",
+        "-");
   }
 
   /** Applies the selected objects for real (server-side) and fails the test if kubectl does. */

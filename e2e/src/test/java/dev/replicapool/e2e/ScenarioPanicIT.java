@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
-import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
-import dev.replicapool.api.v1alpha1.Route;
-import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Event;
@@ -36,11 +33,7 @@ class ScenarioPanicIT {
   @BeforeAll
   static void start() {
     h = new SystemHarness("panic");
-    for (String name : List.of("k1", "k2", "k3")) {
-      k.add(
-          h.closeLater(
-              ReplicaProcess.start(name, "127.0.0.1", ReplicaProcess.freePort("127.0.0.1"))));
-    }
+    k.addAll(h.replicas("k1", "k2", "k3"));
   }
 
   @AfterAll
@@ -49,20 +42,9 @@ class ScenarioPanicIT {
   }
 
   static ReplicaPool pool(String name, int panicThresholdPercent) {
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName(name);
-    pool.getMetadata().setNamespace(h.namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>();
-    k.forEach(r -> spec.endpoints.add(new StaticEndpoint(r.host(), r.port())));
-    spec.route = new Route();
-    spec.route.hosts = List.of(name + ".local");
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
-    spec.healthCheck.unhealthyThreshold = 1;
-    spec.routing.adaptive.recoverAfterMillis = 1_000;
-    spec.routing.panicThresholdPercent = panicThresholdPercent;
-    pool.setSpec(spec);
+    ReplicaPool pool = h.pool(name, k);
+    pool.getSpec().routing.adaptive.recoverAfterMillis = 1_000;
+    pool.getSpec().routing.panicThresholdPercent = panicThresholdPercent;
     return pool;
   }
 

@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
-import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
-import dev.replicapool.api.v1alpha1.Route;
-import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonArray;
@@ -32,11 +29,7 @@ class ScenarioS1IT {
   @BeforeAll
   static void start() {
     h = new SystemHarness("s1");
-    for (String name : List.of("k1", "k2", "k3")) {
-      k.add(
-          h.closeLater(
-              ReplicaProcess.start(name, "127.0.0.1", ReplicaProcess.freePort("127.0.0.1"))));
-    }
+    k.addAll(h.replicas("k1", "k2", "k3"));
   }
 
   @AfterAll
@@ -45,20 +38,9 @@ class ScenarioS1IT {
   }
 
   static ReplicaPool pool(String name, boolean activeChecks) {
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName(name);
-    pool.getMetadata().setNamespace(h.namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>();
-    k.forEach(r -> spec.endpoints.add(new StaticEndpoint(r.host(), r.port())));
-    spec.route = new Route();
-    spec.route.hosts = List.of(name + ".local");
-    spec.healthCheck.enabled = activeChecks;
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
-    spec.healthCheck.unhealthyThreshold = 1;
-    spec.routing.adaptive.recoverAfterMillis = 2_000;
-    pool.setSpec(spec);
+    ReplicaPool pool = h.pool(name, k);
+    pool.getSpec().healthCheck.enabled = activeChecks;
+    pool.getSpec().routing.adaptive.recoverAfterMillis = 2_000;
     return pool;
   }
 

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
+import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
@@ -12,6 +15,7 @@ import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
+import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vertx.core.Vertx;
@@ -82,6 +86,40 @@ final class SystemHarness implements AutoCloseable {
 
   int operatorPort() {
     return operatorPort;
+  }
+
+  /**
+   * Starts replicas of these names on free loopback ports, one after the other; closed with this.
+   */
+  List<ReplicaProcess> replicas(String... names) {
+    List<ReplicaProcess> started = new ArrayList<>();
+    for (String name : names) {
+      started.add(
+          closeLater(
+              ReplicaProcess.start(name, "127.0.0.1", ReplicaProcess.freePort("127.0.0.1"))));
+    }
+    return started;
+  }
+
+  /**
+   * A round-robin pool of these members routed by Host {@code <name>.local}, probed every 200 ms
+   * with a 100 ms timeout, one failure marking a member Unhealthy (S1's checks); a scenario adds
+   * the rest of its spec.
+   */
+  ReplicaPool pool(String name, List<ReplicaProcess> members) {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName(name);
+    pool.getMetadata().setNamespace(namespace);
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.endpoints = new ArrayList<>();
+    members.forEach(r -> spec.endpoints.add(new StaticEndpoint(r.host(), r.port())));
+    spec.route = new Route();
+    spec.route.hosts = List.of(name + ".local");
+    spec.healthCheck.intervalMillis = 200;
+    spec.healthCheck.timeoutMillis = 100;
+    spec.healthCheck.unhealthyThreshold = 1;
+    pool.setSpec(spec);
+    return pool;
   }
 
   Resource<ReplicaPool> pool(String name) {

@@ -20,12 +20,9 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -50,8 +47,8 @@ final class GrpcSide implements AutoCloseable {
       MethodDescriptor.<String, String>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Track"))
-          .setRequestMarshaller(Utf8.INSTANCE)
-          .setResponseMarshaller(Utf8.INSTANCE)
+          .setRequestMarshaller(Utf8Marshaller.INSTANCE)
+          .setResponseMarshaller(Utf8Marshaller.INSTANCE)
           .build();
 
   static final Metadata.Key<String> REPLICA_HEADER =
@@ -177,25 +174,6 @@ final class GrpcSide implements AutoCloseable {
       server.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Strings as UTF-8 bytes. */
-  enum Utf8 implements MethodDescriptor.Marshaller<String> {
-    INSTANCE;
-
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw Status.INTERNAL.withDescription(e.getMessage()).asRuntimeException();
-      }
     }
   }
 }

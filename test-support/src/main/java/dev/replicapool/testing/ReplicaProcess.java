@@ -38,6 +38,23 @@ public final class ReplicaProcess implements AutoCloseable {
 
   /** Starts a replica and returns once it listens. Extra args go to SampleReplicaMain. */
   public static ReplicaProcess start(String name, String host, int port, String... extraArgs) {
+    List<String> command = command(name, host, port, extraArgs);
+    Path log = logFile(name, port);
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      awaitListening(p, log, name, host, port);
+      warmUp(host, port);
+      return new ReplicaProcess(name, host, port, p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The java command line of a replica in this JVM's class path. */
+  private static List<String> command(String name, String host, int port, String... extraArgs) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small, quick-starting JVMs: a test runs several of them on 2 cores.
@@ -57,28 +74,25 @@ public final class ReplicaProcess implements AutoCloseable {
             "--port",
             Integer.toString(port)));
     command.addAll(List.of(extraArgs));
-    Path log = logFile(name, port);
+    return command;
+  }
+
+  /**
+   * Copies the process's output to {@code log} and waits up to 30 s for it to say it listens; kills
+   * the process if it does not.
+   */
+  private static void awaitListening(Process p, Path log, String name, String host, int port)
+      throws InterruptedException {
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    Thread pump = new Thread(() -> pump(p, log, ready), "replica-" + name + "-" + port + "-output");
+    pump.setDaemon(true);
+    pump.start();
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      CompletableFuture<Void> ready = new CompletableFuture<>();
-      Thread pump =
-          new Thread(() -> pump(p, log, ready), "replica-" + name + "-" + port + "-output");
-      pump.setDaemon(true);
-      pump.start();
-      try {
-        ready.get(30, TimeUnit.SECONDS);
-      } catch (TimeoutException | ExecutionException e) {
-        p.destroyForcibly();
-        throw new IllegalStateException(
-            "replica " + name + " did not start on " + host + ":" + port + "; see " + log, e);
-      }
-      warmUp(host, port);
-      return new ReplicaProcess(name, host, port, p);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
+      ready.get(30, TimeUnit.SECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      p.destroyForcibly();
+      throw new IllegalStateException(
+          "replica " + name + " did not start on " + host + ":" + port + "; see " + log, e);
     }
   }
 

@@ -3,11 +3,9 @@ package dev.replicapool.operator.probing;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
-import io.vertx.core.net.HostAndPort;
 import java.util.List;
 
 /**
@@ -39,49 +37,28 @@ final class GrpcHealthChecker implements HealthChecker {
           "DATA_LOSS",
           "UNAUTHENTICATED");
 
-  private final ProbeClients clients;
-  private final String userAgent;
+  private final HttpMemberChecks checks;
 
   GrpcHealthChecker(ProbeClients clients, String userAgent) {
-    this.clients = clients;
-    this.userAgent = userAgent;
+    this.checks = new HttpMemberChecks(clients, userAgent);
   }
 
   @Override
   public MemberCheck prepare(String host, int port, ProbeSpec spec, long timeoutMillis) {
-    HttpClient client = clients.client(spec.transport());
     RequestOptions options =
-        HttpHealthChecker.target(clients, new RequestOptions(), host, port, spec)
+        checks
+            .target(host, port, spec)
             .setMethod(HttpMethod.POST)
             .setURI(PATH)
             .putHeader("content-type", "application/grpc")
             .putHeader("te", "trailers")
             .putHeader("grpc-timeout", timeoutMillis + "m")
-            .putHeader("user-agent", userAgent);
-    HostAndPort authority = HttpHealthChecker.authority(spec);
+            .putHeader("user-agent", checks.userAgent());
     Buffer body = GrpcHealthMessages.request(spec.grpcService());
-    return (events, done) ->
-        HttpCheckRun.start(
-            client,
-            options,
-            authority,
-            events,
-            done,
-            req ->
-                req.send(body)
-                    .onComplete(
-                        r -> {
-                          if (r.failed()) {
-                            done.handle(CheckOutcome.noResponse(r.cause()));
-                          } else {
-                            onResponse(r.result(), events, done);
-                          }
-                        }));
+    return checks.prepare(spec, options, req -> req.send(body), GrpcHealthChecker::read);
   }
 
-  private static void onResponse(
-      HttpClientResponse resp, ConnectionEvents events, Handler<CheckOutcome> done) {
-    events.answered(resp);
+  private static void read(HttpClientResponse resp, Handler<CheckOutcome> done) {
     int code = resp.statusCode();
     resp.body()
         .onComplete(

@@ -118,14 +118,13 @@ class GrpcPoolIT {
   @Test
   void grpcMembersBecomeReadyAndANotServingOneTurnsUnhealthy() {
     h.client.resource(pool("tracking", AppProtocol.H2C, members)).create();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = h.pool("tracking").get();
-              assertThat(condition(p, "Ready")).isEqualTo("True");
-              assertThat(p.getStatus().routable).isEqualTo(3);
-            });
+    h.awaitPool(
+        "tracking",
+        Duration.ofSeconds(30),
+        p -> {
+          assertThat(condition(p, "Ready")).isEqualTo("True");
+          assertThat(p.getStatus().routable).isEqualTo(3);
+        });
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
@@ -138,16 +137,15 @@ class GrpcPoolIT {
 
     GrpcHealthServer second = members.get(1);
     second.serving(false);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = h.pool("tracking").get();
-              assertThat(p.getStatus().routable).isEqualTo(2);
-              assertThat(row(p, second.port()).state).isEqualTo(MemberState.Unhealthy);
-              assertThat(condition(p, "Degraded")).isEqualTo("True");
-              assertThat(conditionMessage(p, "Degraded")).contains("127.0.0.1:" + second.port());
-            });
+    h.awaitPool(
+        "tracking",
+        Duration.ofSeconds(10),
+        p -> {
+          assertThat(p.getStatus().routable).isEqualTo(2);
+          assertThat(row(p, second.port()).state).isEqualTo(MemberState.Unhealthy);
+          assertThat(condition(p, "Degraded")).isEqualTo("True");
+          assertThat(conditionMessage(p, "Degraded")).contains("127.0.0.1:" + second.port());
+        });
 
     second.serving(true);
     await()
@@ -184,18 +182,17 @@ class GrpcPoolIT {
     h.client.resource(pool).create();
 
     // No CA yet: the configuration says so, and the member fails its probes (default roots).
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = h.pool("secure").get();
-              assertThat(condition(p, "ConfigurationValid")).isEqualTo("False");
-              assertThat(conditionMessage(p, "ConfigurationValid"))
-                  .contains("upstreamTls CA ConfigMap tracking-ca not found");
-              assertThat(p.getStatus().routable).isZero();
-              assertThat(warnings("secure"))
-                  .anyMatch(e -> e.getMessage().contains("tracking-ca not found"));
-            });
+    h.awaitPool(
+        "secure",
+        Duration.ofSeconds(30),
+        p -> {
+          assertThat(condition(p, "ConfigurationValid")).isEqualTo("False");
+          assertThat(conditionMessage(p, "ConfigurationValid"))
+              .contains("upstreamTls CA ConfigMap tracking-ca not found");
+          assertThat(p.getStatus().routable).isZero();
+          assertThat(warnings("secure"))
+              .anyMatch(e -> e.getMessage().contains("tracking-ca not found"));
+        });
 
     h.client
         .configMaps()
@@ -208,15 +205,14 @@ class GrpcPoolIT {
                 .addToData("ca.crt", certs.pem(certs.caCert))
                 .build())
         .create();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = h.pool("secure").get();
-              assertThat(condition(p, "ConfigurationValid")).isEqualTo("True");
-              assertThat(condition(p, "Ready")).isEqualTo("True");
-              assertThat(p.getStatus().routable).isEqualTo(1);
-            });
+    h.awaitPool(
+        "secure",
+        Duration.ofSeconds(30),
+        p -> {
+          assertThat(condition(p, "ConfigurationValid")).isEqualTo("True");
+          assertThat(condition(p, "Ready")).isEqualTo("True");
+          assertThat(p.getStatus().routable).isEqualTo(1);
+        });
     // The data planes get the same material the prober used.
     await()
         .atMost(Duration.ofSeconds(10))

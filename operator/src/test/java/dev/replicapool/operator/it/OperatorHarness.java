@@ -1,5 +1,7 @@
 package dev.replicapool.operator.it;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
@@ -8,8 +10,10 @@ import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /** A real API server with the CRD installed, a namespace, and an operator running in-process. */
 final class OperatorHarness implements AutoCloseable {
@@ -30,6 +34,14 @@ final class OperatorHarness implements AutoCloseable {
 
   Resource<ReplicaPool> pool(String name) {
     return client.resources(ReplicaPool.class).inNamespace(namespace).withName(name);
+  }
+
+  /**
+   * Waits up to {@code atMost} until the pool, read afresh at each poll, passes every assertion of
+   * {@code assertions}.
+   */
+  void awaitPool(String name, Duration atMost, Consumer<ReplicaPool> assertions) {
+    await().atMost(atMost).untilAsserted(() -> assertions.accept(pool(name).get()));
   }
 
   static String condition(ReplicaPool pool, String type) {

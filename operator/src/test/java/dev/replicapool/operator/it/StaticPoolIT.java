@@ -68,15 +68,14 @@ class StaticPoolIT {
     List<ReplicaProcess> three = replicas.subList(0, 3);
     h.client.resource(pool("tracking", three)).create();
 
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = h.pool("tracking").get();
-              assertThat(condition(p, "Ready")).isEqualTo("True");
-              assertThat(p.getStatus().registered).isEqualTo(3);
-              assertThat(p.getStatus().routable).isEqualTo(3);
-            });
+    h.awaitPool(
+        "tracking",
+        Duration.ofSeconds(30),
+        p -> {
+          assertThat(condition(p, "Ready")).isEqualTo("True");
+          assertThat(p.getStatus().registered).isEqualTo(3);
+          assertThat(p.getStatus().routable).isEqualTo(3);
+        });
     // kubectl wait, as a user would script it.
     Kubectl.Result wait =
         h.kubectl.run(
@@ -141,17 +140,15 @@ class StaticPoolIT {
               p.getSpec().endpoints.add(new StaticEndpoint(k5.host(), k5.port()));
               return p;
             });
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              ReplicaPool p = h.pool("four").get();
-              assertThat(p.getStatus().routable).isEqualTo(4);
-              assertThat(condition(p, "CapacityAtRisk")).isEqualTo("False");
-              assertThat(p.getStatus().capacity.utilizationAfterOneFailure).isEqualTo(0.428);
-              assertThat(p.getStatus().observedGeneration)
-                  .isEqualTo(p.getMetadata().getGeneration());
-            });
+    h.awaitPool(
+        "four",
+        Duration.ofSeconds(30),
+        p -> {
+          assertThat(p.getStatus().routable).isEqualTo(4);
+          assertThat(condition(p, "CapacityAtRisk")).isEqualTo("False");
+          assertThat(p.getStatus().capacity.utilizationAfterOneFailure).isEqualTo(0.428);
+          assertThat(p.getStatus().observedGeneration).isEqualTo(p.getMetadata().getGeneration());
+        });
   }
 
   @Test
