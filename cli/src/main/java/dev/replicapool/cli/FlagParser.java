@@ -13,14 +13,19 @@ import java.util.Set;
  * text, and optionally an environment fallback in which {@code --some-flag} is {@code
  * <PREFIX>SOME_FLAG} and a flag on the command line wins over the environment.
  *
- * <p>The rules: each flag at most once; a value is stripped of surrounding white space and may not
- * be blank; the word after a valued flag is no value when it starts with {@code --} (so a forgotten
- * value is reported, not swallowed); anything that is not a flag is a stray argument. Every mistake
- * is a {@link CommandLineException} naming the flag. A parser is an immutable value; the {@code
- * with...} methods return a new one.
+ * <p>The rules: a value is stripped of surrounding white space and may not be blank; the word after
+ * a valued flag is no value when it starts with {@code --} (so a forgotten value is reported, not
+ * swallowed); anything that is not a flag is a stray argument; a flag given twice is refused,
+ * unless the parser lets a later one win ({@link #withLaterRepeatWinning}). Every mistake is a
+ * {@link CommandLineException} naming the flag. A parser is an immutable value; the {@code with...}
+ * methods return a new one.
  */
 public record FlagParser(
-    Set<String> valued, Set<String> switches, Set<String> helpWords, String environmentPrefix) {
+    Set<String> valued,
+    Set<String> switches,
+    Set<String> helpWords,
+    String environmentPrefix,
+    boolean laterRepeatWins) {
 
   /**
    * A parser with every setting given; {@code environmentPrefix} null means no environment. {@link
@@ -37,7 +42,7 @@ public record FlagParser(
    * one), both named without the leading dashes.
    */
   public static FlagParser of(Collection<String> valued, Collection<String> switches) {
-    return new FlagParser(Set.copyOf(valued), Set.copyOf(switches), Set.of(), null);
+    return new FlagParser(Set.copyOf(valued), Set.copyOf(switches), Set.of(), null, false);
   }
 
   /**
@@ -46,7 +51,7 @@ public record FlagParser(
    * still reported.
    */
   public FlagParser withHelpWords(String... words) {
-    return new FlagParser(valued, switches, Set.of(words), environmentPrefix);
+    return new FlagParser(valued, switches, Set.of(words), environmentPrefix, laterRepeatWins);
   }
 
   /**
@@ -55,7 +60,16 @@ public record FlagParser(
    * form.
    */
   public FlagParser withEnvironment(String prefix) {
-    return new FlagParser(valued, switches, helpWords, prefix);
+    return new FlagParser(valued, switches, helpWords, prefix, laterRepeatWins);
+  }
+
+  /**
+   * This parser, where a flag given again replaces the earlier value, as Kubernetes components read
+   * theirs: a Deployment's args can be overridden by appending a flag (a kustomize patch, a test
+   * that runs the rendered args with its own token).
+   */
+  public FlagParser withLaterRepeatWinning() {
+    return new FlagParser(valued, switches, helpWords, environmentPrefix, true);
   }
 
   /**
@@ -115,7 +129,7 @@ public record FlagParser(
     } else {
       throw new CommandLineException("unknown flag --" + name);
     }
-    if (given.putIfAbsent(name, value) != null) {
+    if (given.put(name, value) != null && !laterRepeatWins) {
       throw new CommandLineException("--" + name + " given more than once");
     }
     return i;

@@ -84,6 +84,17 @@ class FlagParserTest {
   }
 
   @Test
+  void aLaterRepeatWinsWhereTheParserSaysSo() throws Exception {
+    FlagParser parser = PARSER.withLaterRepeatWinning().withEnvironment("REPLICAPOOL_");
+    assertThat(values(parser, "--name=a", "--port", "1", "--name", "b"))
+        .isEqualTo(Map.of("name", "b", "port", "1"));
+    assertThat(values(parser, "--verbose", "--verbose")).containsEntry("verbose", "true");
+    assertThatThrownBy(() -> parser.parse(new String[] {"--name=a", "--name"}))
+        .as("the repeat is still read by the rules")
+        .hasMessage("--name needs a value");
+  }
+
+  @Test
   void switchWithValue() throws Exception {
     assertThatThrownBy(() -> PARSER.parse(new String[] {"--verbose=yes"}))
         .hasMessage("--verbose takes no value");

@@ -74,7 +74,10 @@ public final class DataPlaneArgs {
           "instances");
 
   private static final FlagParser PARSER =
-      FlagParser.of(FLAGS, List.of()).withHelpWords("-h", "--help").withEnvironment("REPLICAPOOL_");
+      FlagParser.of(FLAGS, List.of())
+          .withHelpWords("-h", "--help")
+          .withEnvironment("REPLICAPOOL_")
+          .withLaterRepeatWinning();
 
   private DataPlaneArgs() {}
 

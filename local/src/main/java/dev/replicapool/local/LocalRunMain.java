@@ -51,7 +51,8 @@ public final class LocalRunMain {
                   "operator-port",
                   "operator-admin"),
               List.of())
-          .withHelpWords("--help", "-h");
+          .withHelpWords("--help", "-h")
+          .withLaterRepeatWinning();
 
   /** Name, HTTP port, gRPC port (pool "grpc"). */
   static final List<String[]> STATIC_REPLICAS =

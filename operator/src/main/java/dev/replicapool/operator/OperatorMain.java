@@ -71,7 +71,10 @@ public final class OperatorMain {
           "leader-election-namespace");
 
   private static final FlagParser PARSER =
-      FlagParser.of(FLAGS, List.of()).withHelpWords("--help", "-h").withEnvironment("REPLICAPOOL_");
+      FlagParser.of(FLAGS, List.of())
+          .withHelpWords("--help", "-h")
+          .withEnvironment("REPLICAPOOL_")
+          .withLaterRepeatWinning();
 
   private OperatorMain() {}
 

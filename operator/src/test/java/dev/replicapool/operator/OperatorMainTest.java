@@ -178,14 +178,12 @@ class OperatorMainTest {
   }
 
   @Test
-  void helpAsksForTheUsageAndRepeatsAreRefused() {
+  void helpAsksForTheUsageAndALaterFlagWins() {
     assertThat(OperatorMain.parse(new String[] {"--help"}, Map.of())).isNull();
     assertThat(OperatorMain.parse(new String[] {"--admin-port", "9", "-h"}, Map.of())).isNull();
-    assertThatThrownBy(
-            () ->
-                OperatorMain.parse(new String[] {"--admin-port", "1", "--admin-port=2"}, Map.of()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--admin-port given more than once");
+    assertThat(OperatorMain.parse(new String[] {"--admin-port", "1", "--admin-port=2"}, Map.of()))
+        .as("the Deployment's args, then an override")
+        .containsEntry("admin-port", "2");
   }
 
   @Test
