@@ -15,23 +15,16 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class PolicyCounters {
   private final MeterRegistry registry;
-  private final Map<String, Counter> retries = new ConcurrentHashMap<>();
-  private final Map<String, Counter> policies = new ConcurrentHashMap<>();
+  // Keyed by meter name, pool and tag value: one counter per series, found without a registry
+  // look-up.
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
   PolicyCounters(MeterRegistry registry) {
     this.registry = registry;
   }
 
   void retry(String pool, String reason) {
-    retries
-        .computeIfAbsent(
-            pool + "\n" + reason,
-            k ->
-                Counter.builder("replicapool.retries")
-                    .description("Requests tried again on another member")
-                    .tags("pool", pool, "reason", reason)
-                    .register(registry))
-        .increment();
+    count("replicapool.retries", "Requests tried again on another member", pool, "reason", reason);
   }
 
   void hedge(String pool, String outcome) {
@@ -57,7 +50,7 @@ final class PolicyCounters {
   }
 
   private void count(String name, String help, String pool, String tag, String value) {
-    policies
+    counters
         .computeIfAbsent(
             name + "\n" + pool + "\n" + value,
             k -> {
@@ -72,14 +65,9 @@ final class PolicyCounters {
 
   /** Removes the counters of a pool that is gone. */
   void removePool(String pool) {
-    for (String key : new ArrayList<>(retries.keySet())) {
-      if (key.startsWith(pool + "\n")) {
-        registry.remove(retries.remove(key));
-      }
-    }
-    for (String key : new ArrayList<>(policies.keySet())) {
+    for (String key : new ArrayList<>(counters.keySet())) {
       if (key.contains("\n" + pool + "\n")) {
-        registry.remove(policies.remove(key));
+        registry.remove(counters.remove(key));
       }
     }
   }
