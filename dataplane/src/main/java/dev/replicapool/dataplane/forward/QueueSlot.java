@@ -107,9 +107,6 @@ final class QueueSlot implements AdmissionQueue.Waiter {
     timer = null;
     if (pool.requests().queue().remove(this)) {
       fw.observer.queue(pool.name(), "timeout");
-      if (left) {
-        return;
-      }
       long ms = pool.requests().queue().timeoutNanos() / 1_000_000L;
       owner.localAnswer(
           503,
