@@ -8,9 +8,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The registrar's and the sample replica's flags, read by {@link FlagParser}'s strict rules (each
- * flag once, non-empty values), with the typed readers both use. Every mistake (unknown flag,
- * missing or repeated value, bad number) is a {@link UsageException} that names the flag.
+ * The registrar's and the sample replica's flags, read by {@link FlagParser} (a flag given twice is
+ * refused: these command lines are typed, not assembled from a Deployment and an override), with
+ * the typed readers both use. Every mistake (unknown flag, missing or repeated value, bad number)
+ * is a {@link UsageException} that names the flag.
  */
 public final class Flags {
   private final Map<String, String> values;
