@@ -82,11 +82,12 @@ public final class OperatorMain {
     Map<String, String> flags;
     OperatorConfig config;
     try {
-      flags = parse(args);
-      if (flags == null) {
+      ParsedFlags parsed = readCommandLine(args, System.getenv());
+      if (parsed.help()) {
         System.out.print(USAGE);
         return;
       }
+      flags = parsed.values();
       config = config(flags);
     } catch (IllegalArgumentException e) {
       System.err.println("replicapool-operator: " + e.getMessage());
@@ -215,18 +216,19 @@ public final class OperatorMain {
     return tokens;
   }
 
-  /**
-   * The flags: REPLICAPOOL_* environment variables first, then the arguments; null when they ask
-   * for the usage text ({@code --help}, {@code -h}).
-   */
+  /** The flags: REPLICAPOOL_* environment variables first, then the arguments. */
   static Map<String, String> parse(String[] args) {
     return parse(args, System.getenv());
   }
 
   static Map<String, String> parse(String[] args, Map<String, String> env) {
+    return readCommandLine(args, env).values();
+  }
+
+  /** The command line as read: its flags, or the request for the usage ({@code --help}, -h). */
+  static ParsedFlags readCommandLine(String[] args, Map<String, String> env) {
     try {
-      ParsedFlags parsed = PARSER.parse(args, env);
-      return parsed.help() ? null : parsed.values();
+      return PARSER.parse(args, env);
     } catch (CommandLineException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }

@@ -179,8 +179,12 @@ class OperatorMainTest {
 
   @Test
   void helpAsksForTheUsageAndALaterFlagWins() {
-    assertThat(OperatorMain.parse(new String[] {"--help"}, Map.of())).isNull();
-    assertThat(OperatorMain.parse(new String[] {"--admin-port", "9", "-h"}, Map.of())).isNull();
+    assertThat(OperatorMain.readCommandLine(new String[] {"--help"}, Map.of()).help()).isTrue();
+    assertThat(
+            OperatorMain.readCommandLine(new String[] {"--admin-port", "9", "-h"}, Map.of()).help())
+        .isTrue();
+    assertThat(OperatorMain.readCommandLine(new String[] {"--admin-port", "9"}, Map.of()).help())
+        .isFalse();
     assertThat(OperatorMain.parse(new String[] {"--admin-port", "1", "--admin-port=2"}, Map.of()))
         .as("the Deployment's args, then an override")
         .containsEntry("admin-port", "2");
