@@ -310,11 +310,11 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
   @Test
   void memberThatRefusesConnectionsIsRetriedElsewhereAndLast502NamesIt() throws Exception {
     TestMember k1 = member("k1");
+    startDataPlane(); // first: a free port picked now cannot be one the data plane binds
     int deadPort;
     try (ServerSocket s = new ServerSocket(0)) {
       deadPort = s.getLocalPort();
     }
-    startDataPlane();
     publish(
         pool("shop/tracking")
             .hosts("tracking.shop.example")
@@ -342,11 +342,11 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
   void aDedicatedPortServesOnlyItsPoolAndClosesWhenDropped() throws Exception {
     TestMember a = member("a");
     TestMember b = member("b");
+    startDataPlane(); // first: a free port picked now cannot be one the data plane binds
     int dedicated;
     try (ServerSocket s = new ServerSocket(0)) {
       dedicated = s.getLocalPort();
     }
-    startDataPlane();
     publish(pool("shop/a").hosts("a.shop.example").port(dedicated).members(a.snapshot(1)));
     publish(pool("shop/b").hosts("b.shop.example").members(b.snapshot(1)));
 

@@ -91,11 +91,11 @@ class TlsIT extends DataPlaneTestBase {
   @Test
   void aDedicatedTlsPortUsesItsPoolsCertificate() throws Exception {
     TestMember a = member("a");
+    startDataPlane(); // first: a free port picked now cannot be one the data plane binds
     int dedicated;
     try (ServerSocket s = new ServerSocket(0)) {
       dedicated = s.getLocalPort();
     }
-    startDataPlane();
     publish(pool("web/a").port(dedicated).tls(material("b-example")).members(a.snapshot(1)));
     Answer answer = call(dedicated, null, "whatever");
     assertThat(answer.subject()).contains("CN=b.example");
