@@ -13,6 +13,7 @@ import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.CloseLater;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.OnEventLoop;
@@ -63,7 +64,7 @@ final class FaultSystem implements AutoCloseable {
   /** Where the test's client calls start (see {@link OnEventLoop} for why not the test thread). */
   final OnEventLoop onLoop = new OnEventLoop(vertx);
 
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final CloseLater toClose = new CloseLater();
   private final List<ReplicaPoolOperator> operators = new ArrayList<>();
   private final List<DataPlane> dataPlanes = new ArrayList<>();
 
@@ -345,21 +346,13 @@ final class FaultSystem implements AutoCloseable {
     }
   }
 
-  synchronized <T extends AutoCloseable> T closeLater(T c) {
-    closeables.add(c);
-    return c;
+  <T extends AutoCloseable> T closeLater(T c) {
+    return toClose.add(c);
   }
 
   @Override
   public void close() {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      AutoCloseable c = closeables.get(i);
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    toClose.closeAll();
     for (DataPlane dp : dataPlanes) {
       try {
         block(dp.stop());

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.testing.ApiServerTestBase;
+import dev.replicapool.testing.CloseLater;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;

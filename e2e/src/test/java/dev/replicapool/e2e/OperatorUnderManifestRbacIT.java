@@ -9,6 +9,7 @@ import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.registrar.LeaseRegistrar;
 import dev.replicapool.testing.ApiServerTestBase;
+import dev.replicapool.testing.CloseLater;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;

@@ -12,6 +12,7 @@ import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.CloseLater;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
@@ -50,7 +51,7 @@ final class SystemHarness implements AutoCloseable {
   /** S1's client: one keep-alive connection to the traffic port, requests one after another. */
   private KeepAliveClient traffic;
 
-  final List<AutoCloseable> closeables = new ArrayList<>();
+  private final CloseLater toClose = new CloseLater();
   private int operatorPort;
 
   SystemHarness(String name) {
@@ -214,20 +215,13 @@ final class SystemHarness implements AutoCloseable {
   }
 
   <T extends AutoCloseable> T closeLater(T c) {
-    closeables.add(c);
-    return c;
+    return toClose.add(c);
   }
 
   @Override
   public void close() {
     closeTraffic();
-    for (AutoCloseable c : closeables) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    toClose.closeAll();
     try {
       block(dataPlane.stop());
     } catch (Exception ignored) {

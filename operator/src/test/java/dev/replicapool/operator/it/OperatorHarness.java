@@ -5,14 +5,13 @@ import static org.awaitility.Awaitility.await;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.CloseLater;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 
 /** A real API server with the CRD installed, a namespace, and an operator running in-process. */
@@ -22,7 +21,7 @@ final class OperatorHarness implements AutoCloseable {
   final Kubectl kubectl = new Kubectl(apiServer.kubeConfigFile());
   final String namespace;
   final ReplicaPoolOperator operator;
-  final List<AutoCloseable> closeables = new ArrayList<>();
+  private final CloseLater toClose = new CloseLater();
 
   OperatorHarness(String testName) {
     ReplicaPools.installCrd(kubectl, java.nio.file.Path.of("../crds/"));
@@ -53,19 +52,12 @@ final class OperatorHarness implements AutoCloseable {
   }
 
   <T extends AutoCloseable> T closeLater(T c) {
-    closeables.add(c);
-    return c;
+    return toClose.add(c);
   }
 
   @Override
   public void close() {
-    for (AutoCloseable c : closeables) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort
-      }
-    }
+    toClose.closeAll();
     operator.close();
     client.close();
   }
