@@ -144,7 +144,8 @@ class FaultMembersIT {
       ReplicaPool pool = sys.pool("reset", List.of(h1.address(), h2.address()));
       createAndAwaitAllRoutable(pool);
       FaultLoad load = load("reset");
-      // The resetting member joins the pool under load; it starts Healthy, as every new member.
+      // The resetting member joins the pool under load. It is Pending, not routed, until a probe
+      // passes; were it routed, a reset before any response would be retried on another member.
       String[] hostPort = reset.address().split(":");
       sys.pool("reset")
           .edit(
