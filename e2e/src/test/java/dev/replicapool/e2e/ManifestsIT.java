@@ -38,7 +38,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -302,38 +301,8 @@ class ManifestsIT extends ApiServerTestBase {
   void registrarRoleLetsAReplicaRenewItsLeaseInItsOwnNamespaceOnly() {
     String team = apiServer.createNamespace(client, "registrar");
     String other = apiServer.createNamespace(client, "other");
-    client
-        .serviceAccounts()
-        .inNamespace(team)
-        .resource(
-            new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("tracking")
-                .endMetadata()
-                .build())
-        .create();
     // What docs/INSTALL.md tells a user to do for self-registering replicas.
-    client
-        .rbac()
-        .roleBindings()
-        .inNamespace(team)
-        .resource(
-            new RoleBindingBuilder()
-                .withNewMetadata()
-                .withName("tracking-registrar")
-                .endMetadata()
-                .withNewRoleRef()
-                .withApiGroup("rbac.authorization.k8s.io")
-                .withKind("ClusterRole")
-                .withName("replicapool-registrar")
-                .endRoleRef()
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName("tracking")
-                .withNamespace(team)
-                .endSubject()
-                .build())
-        .create();
+    RenderedManifests.bindRegistrarRole(client, team, "tracking");
     String replica = "system:serviceaccount:" + team + ":tracking";
     String lease = "leases.coordination.k8s.io";
     for (String verb : List.of("get", "create", "patch", "update")) {

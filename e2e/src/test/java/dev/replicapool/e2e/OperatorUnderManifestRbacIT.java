@@ -18,9 +18,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -183,33 +181,7 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
 
   @Test
   void replicaBoundToTheRegistrarRoleRegistersThroughALease() {
-    client
-        .serviceAccounts()
-        .inNamespace(namespace)
-        .resource(
-            new ServiceAccountBuilder().withNewMetadata().withName("replica").endMetadata().build())
-        .create();
-    client
-        .rbac()
-        .roleBindings()
-        .inNamespace(namespace)
-        .resource(
-            new RoleBindingBuilder()
-                .withNewMetadata()
-                .withName("replica-registrar")
-                .endMetadata()
-                .withNewRoleRef()
-                .withApiGroup("rbac.authorization.k8s.io")
-                .withKind("ClusterRole")
-                .withName("replicapool-registrar")
-                .endRoleRef()
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName("replica")
-                .withNamespace(namespace)
-                .endSubject()
-                .build())
-        .create();
+    RenderedManifests.bindRegistrarRole(client, namespace, "replica");
     apply(
         """
         apiVersion: replicapool.dev/v1alpha1

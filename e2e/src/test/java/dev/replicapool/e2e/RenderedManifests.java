@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
@@ -207,6 +209,45 @@ final class RenderedManifests {
         o ->
             List.of("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
                 .contains(o.getKind()));
+  }
+
+  /**
+   * What docs/INSTALL.md tells a user to do for self-registering replicas: a ServiceAccount {@code
+   * serviceAccount} in {@code namespace}, bound there to the ClusterRole replicapool-registrar by
+   * the RoleBinding {@code <serviceAccount>-registrar}.
+   */
+  static void bindRegistrarRole(KubernetesClient client, String namespace, String serviceAccount) {
+    client
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(serviceAccount)
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .rbac()
+        .roleBindings()
+        .inNamespace(namespace)
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(serviceAccount + "-registrar")
+                .endMetadata()
+                .withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind("ClusterRole")
+                .withName("replicapool-registrar")
+                .endRoleRef()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(serviceAccount)
+                .withNamespace(namespace)
+                .endSubject()
+                .build())
+        .create();
   }
 
   static PodTemplateSpec template(Deployment d) {
