@@ -16,7 +16,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * The HTTP/1.x side of one client connection: reads request heads ({@link RequestHeadReader}),
  * routes each to its pool ({@link Http1Routing}), passes its body on as {@link RequestBodyFraming}
  * frames it, and runs one {@link Http1Exchange} at a time; pipelined requests wait their turn in
- * the read buffer. Bounds how long a request head may take (slowloris) from the moment the
+ * the {@link ReadBuffer}. Bounds how long a request head may take (slowloris) from the moment the
  * connection is accepted, and after each response ({@link HeaderTimer}). With h2c on, a connection
  * that opens with the HTTP/2 preface is handed to the HTTP/2 side instead.
  *
@@ -46,7 +45,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private final Forwarding fw;
   private final Setup setup;
   private ChannelHandlerContext ctx;
-  private ByteBuf in;
+  private final ReadBuffer in = new ReadBuffer();
   private final RequestHead head = new RequestHead();
   private final ResponseHead resp = new ResponseHead();
   private final RequestHeadReader headReader;
@@ -61,6 +60,18 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private String clientAddress;
   private boolean detecting;
   private boolean readPaused;
+
+  /**
+   * Close after the current response: its request asked for it (RFC 9112 9.3, 9.6), or its response
+   * did.
+   */
+  private boolean closeAfterThis;
+
+  /** The client half-closed: answer what it sent, then close. */
+  private boolean inputClosed;
+
+  /** Close once the current response is done ({@link #drain}). */
+  private boolean draining;
 
   public Http1Connection(Forwarding fw, Setup setup) {
     this.fw = fw;
@@ -93,42 +104,19 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       openTunnel.upstream().write(buf, openTunnel.upstream().voidPromise());
       return;
     }
-    if (readingBody && (in == null || !in.isReadable())) {
+    if (readingBody && !in.hasBytes()) {
       body(buf);
       return;
     }
-    if (in == null) {
-      in = buf;
-    } else {
-      in = append(in, buf);
-    }
+    in.add(buf, ctx.alloc());
     process();
-  }
-
-  private ByteBuf append(ByteBuf cumulation, ByteBuf buf) {
-    if (!cumulation.isReadable()) {
-      cumulation.release();
-      return buf;
-    }
-    if (cumulation.writableBytes() < buf.readableBytes() || cumulation.refCnt() > 1) {
-      ByteBuf bigger =
-          ctx.alloc().buffer(Math.max(cumulation.readableBytes() + buf.readableBytes(), 1024));
-      bigger.writeBytes(cumulation);
-      cumulation.release();
-      cumulation = bigger;
-    }
-    cumulation.writeBytes(buf);
-    buf.release();
-    return cumulation;
   }
 
   /** Works through what is buffered: heads, then body bytes, one request at a time. */
   private void process() {
-    while (in != null && in.isReadable() && !closing && !tunnel) {
+    while (in.hasBytes() && !closing && !tunnel) {
       if (readingBody) {
-        ByteBuf b = in;
-        in = null;
-        body(b);
+        body(in.takeAll());
         continue;
       }
       if (ex != null) {
@@ -142,15 +130,12 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
         return;
       }
     }
-    if (in != null && !in.isReadable()) {
-      in.release();
-      in = null;
-    }
+    in.releaseIfUsedUp();
   }
 
   /** With h2c on: is this the HTTP/2 preface? False while it cannot tell yet or it switched. */
   private boolean detect() {
-    int preface = RequestHeadReader.preface(in);
+    int preface = RequestHeadReader.preface(in.peek());
     if (preface < 0) {
       detecting = false;
       return true;
@@ -159,8 +144,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       return false;
     }
     detecting = false;
-    ByteBuf received = in;
-    in = null;
+    ByteBuf received = in.takeAll();
     cancelHeaderTimer();
     closing = true; // this handler is done; the HTTP/2 side owns the connection now
     setup.h2().switchToH2(ctx, received);
@@ -169,7 +153,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   /** Parses and starts the next request; false when more bytes are needed or it was refused. */
   private boolean startRequest() {
-    int len = headReader.read(in);
+    int len = headReader.read(in.peek());
     if (len == RequestHeadReader.INCOMPLETE) {
       return false;
     }
@@ -177,7 +161,6 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       closing = true;
       cancelHeaderTimer();
       in.release();
-      in = null;
       ctx.close();
       return false;
     }
@@ -210,8 +193,6 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
             this, fw, setup, pool, head, resp, clientAddress, closeAfterThis, sentContinue);
     ex.start();
   }
-
-  private boolean closeAfterThis;
 
   private void beginBody() {
     readingBody = !head.bodyless();
@@ -248,7 +229,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       }
     }
     if (take < readable) {
-      in = in == null ? buf : append(in, buf);
+      in.add(buf, ctx.alloc());
       if (!readingBody) {
         process();
       }
@@ -311,7 +292,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void pauseReadingIfBuffered() {
-    if (in != null && in.readableBytes() > fw.settings.maxHeaderSize() * 2) {
+    if (in.readableBytes() > fw.settings.maxHeaderSize() * 2) {
       pauseReading(); // pipelined requests beyond what one head may take wait in the socket
     }
   }
@@ -357,10 +338,10 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
         fw.settings.clientIdleTimeoutSeconds() > 0
             ? TimeUnit.SECONDS.toMillis(fw.settings.clientIdleTimeoutSeconds())
             : fw.settings.requestHeaderTimeoutMillis());
-    if (in != null && in.isReadable()) {
+    if (in.hasBytes()) {
       process();
     }
-    if (inputClosed && ex == null && !closing && (in == null || !in.isReadable())) {
+    if (inputClosed && ex == null && !closing && !in.hasBytes()) {
       closeSoon(); // the client sent nothing more and everything it sent is answered
     }
   }
@@ -395,10 +376,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private void closeSoon() {
     closing = true;
     cancelHeaderTimer();
-    if (in != null) {
-      in.release();
-      in = null;
-    }
+    in.release();
     ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
   }
 
@@ -415,9 +393,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       firstBytes.release();
     }
     ctx.flush();
-    if (in != null && in.isReadable()) {
-      up.channel().writeAndFlush(in, up.channel().voidPromise());
-      in = null;
+    if (in.hasBytes()) {
+      up.channel().writeAndFlush(in.takeAll(), up.channel().voidPromise());
     }
     resumeReading();
     ctx.channel()
@@ -453,12 +430,10 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
         e.abort(0, null);
       }
       closeSoon();
-    } else if (ex == null && (in == null || !in.isReadable())) {
+    } else if (ex == null && !in.hasBytes()) {
       closeSoon();
     }
   }
-
-  private boolean inputClosed;
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
@@ -475,10 +450,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
     cancelHeaderTimer();
-    if (in != null) {
-      in.release();
-      in = null;
-    }
+    in.release();
     Http1Exchange e = ex;
     ex = null;
     if (e != null) {
@@ -509,8 +481,6 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private boolean draining;
-
   // ---- header timeouts ----------------------------------------------------------------------
 
   private void armHeaderTimer(long millis) {
@@ -536,9 +506,6 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   /** Releases what the handler holds when it leaves the pipeline (a switch to HTTP/2). */
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    if (in != null) {
-      ReferenceCountUtil.safeRelease(in);
-      in = null;
-    }
+    in.release();
   }
 }
