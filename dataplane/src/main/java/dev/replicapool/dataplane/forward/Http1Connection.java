@@ -397,17 +397,6 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       up.channel().writeAndFlush(in.takeAll(), up.channel().voidPromise());
     }
     resumeReading();
-    ctx.channel()
-        .closeFuture()
-        .addListener(
-            f -> {
-              up.channel().close();
-              fw.tunnels.closed(openTunnel);
-              if (member != null) {
-                member.release();
-              }
-            });
-    up.channel().closeFuture().addListener(f -> ctx.channel().close());
   }
 
   /**

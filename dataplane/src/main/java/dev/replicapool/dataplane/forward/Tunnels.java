@@ -24,14 +24,25 @@ public final class Tunnels {
 
   private final Map<Tunnel, Boolean> open = new ConcurrentHashMap<>();
 
+  /**
+   * Registers the tunnel between the two connections: either one closing closes the other, and when
+   * the client's closes the tunnel leaves this registry and its try leaves its member.
+   */
   Tunnel opened(Endpoint member, Channel client, Channel upstream) {
     Tunnel t = new Tunnel(member, client, upstream);
     open.put(t, Boolean.TRUE);
+    client
+        .closeFuture()
+        .addListener(
+            f -> {
+              upstream.close();
+              open.remove(t);
+              if (member != null) {
+                member.release();
+              }
+            });
+    upstream.closeFuture().addListener(f -> client.close());
     return t;
-  }
-
-  void closed(Tunnel t) {
-    open.remove(t);
   }
 
   public int count() {
