@@ -11,7 +11,7 @@ public final class OperatorFlags {
    * throws IllegalArgumentException on an unknown flag or a missing value.
    */
   public static Map<String, String> parse(String... args) {
-    return OperatorMain.parse(args);
+    return OperatorMain.parse(args, System.getenv());
   }
 
   /**

@@ -216,11 +216,7 @@ public final class OperatorMain {
     return tokens;
   }
 
-  /** The flags: REPLICAPOOL_* environment variables first, then the arguments. */
-  static Map<String, String> parse(String[] args) {
-    return parse(args, System.getenv());
-  }
-
+  /** The flags: REPLICAPOOL_* variables of {@code env} first, then the arguments. */
   static Map<String, String> parse(String[] args, Map<String, String> env) {
     return readCommandLine(args, env).values();
   }
