@@ -108,7 +108,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       body(buf);
       return;
     }
-    in.add(buf, ctx.alloc());
+    in.add(buf);
     process();
   }
 
@@ -229,7 +229,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       }
     }
     if (take < readable) {
-      in.add(buf, ctx.alloc());
+      in.add(buf);
       if (!readingBody) {
         process();
       }

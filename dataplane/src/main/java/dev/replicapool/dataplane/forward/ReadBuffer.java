@@ -1,7 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -13,8 +12,11 @@ import io.netty.util.ReferenceCountUtil;
 final class ReadBuffer {
   private ByteBuf bytes;
 
-  /** Takes over {@code buf}: the first read is kept as it is, later ones are copied after it. */
-  void add(ByteBuf buf, ByteBufAllocator alloc) {
+  /**
+   * Takes over {@code buf}: the first read is kept as it is, later ones are copied after it (into a
+   * bigger buffer from the reads' own allocator when it does not fit).
+   */
+  void add(ByteBuf buf) {
     if (bytes == null) {
       bytes = buf;
       return;
@@ -25,7 +27,8 @@ final class ReadBuffer {
       return;
     }
     if (bytes.writableBytes() < buf.readableBytes() || bytes.refCnt() > 1) {
-      ByteBuf bigger = alloc.buffer(Math.max(bytes.readableBytes() + buf.readableBytes(), 1024));
+      ByteBuf bigger =
+          bytes.alloc().buffer(Math.max(bytes.readableBytes() + buf.readableBytes(), 1024));
       bigger.writeBytes(bytes);
       bytes.release();
       bytes = bigger;

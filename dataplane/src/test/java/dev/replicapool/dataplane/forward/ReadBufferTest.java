@@ -19,16 +19,16 @@ class ReadBufferTest {
   @Test
   void theFirstReadIsKeptAsItIs() {
     ByteBuf first = bytes("GET / HT");
-    in.add(first, alloc);
+    in.add(first);
     assertThat(in.peek()).isSameAs(first);
     assertThat(in.readableBytes()).isEqualTo(8);
   }
 
   @Test
   void laterReadsAreCopiedAfterTheFirstAndReleased() {
-    in.add(bytes("GET / HT"), alloc);
+    in.add(bytes("GET / HT"));
     ByteBuf second = bytes("TP/1.1\r\n");
-    in.add(second, alloc);
+    in.add(second);
     assertThat(in.peek().toString(StandardCharsets.US_ASCII)).isEqualTo("GET / HTTP/1.1\r\n");
     assertThat(second.refCnt()).isZero();
   }
@@ -36,11 +36,11 @@ class ReadBufferTest {
   @Test
   void aReadAfterEverythingWasUsedReplacesTheEmptyBuffer() {
     ByteBuf first = bytes("abc");
-    in.add(first, alloc);
+    in.add(first);
     first.skipBytes(3);
     assertThat(in.hasBytes()).isFalse();
     ByteBuf next = bytes("def");
-    in.add(next, alloc);
+    in.add(next);
     assertThat(first.refCnt()).isZero();
     assertThat(in.peek()).isSameAs(next);
   }
@@ -49,8 +49,8 @@ class ReadBufferTest {
   void aBufferSharedElsewhereIsCopiedNotWrittenInto() {
     ByteBuf first = alloc.buffer(64).writeBytes("abc".getBytes(StandardCharsets.US_ASCII));
     first.retain(); // a slice of it went on with the request before
-    in.add(first, alloc);
-    in.add(bytes("def"), alloc);
+    in.add(first);
+    in.add(bytes("def"));
     assertThat(in.peek()).isNotSameAs(first);
     assertThat(in.peek().toString(StandardCharsets.US_ASCII)).isEqualTo("abcdef");
     assertThat(first.writerIndex()).as("nothing written into it").isEqualTo(3);
@@ -61,7 +61,7 @@ class ReadBufferTest {
   @Test
   void takeAllHandsTheBytesOverAndLeavesItEmpty() {
     ByteBuf first = bytes("body");
-    in.add(first, alloc);
+    in.add(first);
     assertThat(in.takeAll()).isSameAs(first);
     assertThat(in.hasBytes()).isFalse();
     assertThat(in.peek()).isNull();
@@ -71,7 +71,7 @@ class ReadBufferTest {
   @Test
   void releaseIfUsedUpKeepsWhatIsLeftAndReleaseDropsIt() {
     ByteBuf first = bytes("GET");
-    in.add(first, alloc);
+    in.add(first);
     in.releaseIfUsedUp();
     assertThat(first.refCnt()).isEqualTo(1);
     first.skipBytes(3);
@@ -80,7 +80,7 @@ class ReadBufferTest {
     assertThat(in.peek()).isNull();
 
     ByteBuf second = bytes("left over");
-    in.add(second, alloc);
+    in.add(second);
     in.release();
     assertThat(second.refCnt()).isZero();
     in.release(); // twice is harmless
