@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.HealthCheckType;
+import dev.replicapool.testing.CloseLater;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -33,7 +34,7 @@ class PeerCloseProbeTest {
 
   private Vertx vertx;
   private Prober prober;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  private final CloseLater toClose = new CloseLater();
   private final AtomicInteger requests = new AtomicInteger();
   private final List<ProbeResult> results = new CopyOnWriteArrayList<>();
 
@@ -46,9 +47,7 @@ class PeerCloseProbeTest {
   @AfterEach
   void stop() throws Exception {
     prober.close();
-    for (AutoCloseable c : toClose) {
-      c.close();
-    }
+    toClose.closeAll();
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
