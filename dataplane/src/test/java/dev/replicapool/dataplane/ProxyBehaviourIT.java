@@ -8,6 +8,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.testing.OnEventLoop;
+import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -18,7 +19,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
-import java.net.ServerSocket;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -311,10 +311,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
   void memberThatRefusesConnectionsIsRetriedElsewhereAndLast502NamesIt() throws Exception {
     TestMember k1 = member("k1");
     startDataPlane(); // first: a free port picked now cannot be one the data plane binds
-    int deadPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      deadPort = s.getLocalPort();
-    }
+    int deadPort = ReplicaProcess.freePort("127.0.0.1");
     publish(
         pool("shop/tracking")
             .hosts("tracking.shop.example")
@@ -343,10 +340,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
     TestMember a = member("a");
     TestMember b = member("b");
     startDataPlane(); // first: a free port picked now cannot be one the data plane binds
-    int dedicated;
-    try (ServerSocket s = new ServerSocket(0)) {
-      dedicated = s.getLocalPort();
-    }
+    int dedicated = ReplicaProcess.freePort("127.0.0.1");
     publish(pool("shop/a").hosts("a.shop.example").port(dedicated).members(a.snapshot(1)));
     publish(pool("shop/b").hosts("b.shop.example").members(b.snapshot(1)));
 

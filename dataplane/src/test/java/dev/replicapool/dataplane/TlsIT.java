@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.wire.TlsMaterial;
-import java.net.ServerSocket;
+import dev.replicapool.testing.ReplicaProcess;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -92,10 +92,7 @@ class TlsIT extends DataPlaneTestBase {
   void aDedicatedTlsPortUsesItsPoolsCertificate() throws Exception {
     TestMember a = member("a");
     startDataPlane(); // first: a free port picked now cannot be one the data plane binds
-    int dedicated;
-    try (ServerSocket s = new ServerSocket(0)) {
-      dedicated = s.getLocalPort();
-    }
+    int dedicated = ReplicaProcess.freePort("127.0.0.1");
     publish(pool("web/a").port(dedicated).tls(material("b-example")).members(a.snapshot(1)));
     Answer answer = call(dedicated, null, "whatever");
     assertThat(answer.subject()).contains("CN=b.example");
