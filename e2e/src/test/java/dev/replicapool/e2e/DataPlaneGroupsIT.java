@@ -15,8 +15,6 @@ import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.controlplane.WireCodec;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
-import dev.replicapool.operator.OperatorConfig;
-import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
@@ -33,7 +31,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,16 +55,8 @@ class DataPlaneGroupsIT {
 
   @BeforeAll
   static void start() throws Exception {
-    h = new SystemHarness("groups");
-    // The operator again on the same port, now with a token of its own for group b.
-    h.stopOperator();
-    h.operator =
-        ReplicaPoolOperator.start(
-            h.client,
-            OperatorConfig.local(SystemHarness.TOKEN)
-                .withNamespaces(Set.of(h.namespace))
-                .withPorts(h.operatorPort(), 0)
-                .withGroupTokens(Map.of("b", TOKEN_B)));
+    // Group b has a token of its own from the operator's one start.
+    h = new SystemHarness("groups", c -> c.withGroupTokens(Map.of("b", TOKEN_B)));
     replica =
         h.closeLater(ReplicaProcess.start("g1", "127.0.0.1", ReplicaProcess.freePort("127.0.0.1")));
     dpA = dataPlane("dp-group-a", "a", SystemHarness.TOKEN);

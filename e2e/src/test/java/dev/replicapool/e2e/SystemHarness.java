@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The whole system on one machine: real kube-apiserver, the operator and a data plane in this JVM
@@ -39,7 +40,7 @@ final class SystemHarness implements AutoCloseable {
   final KubernetesClient client = apiServer.newClient();
   final Kubectl kubectl = new Kubectl(apiServer.kubeConfigFile());
   final String namespace;
-  ReplicaPoolOperator operator;
+  final ReplicaPoolOperator operator;
   final Vertx vertx = Vertx.vertx();
   final DataPlane dataPlane;
   private final java.net.http.HttpClient admin =
@@ -55,9 +56,23 @@ final class SystemHarness implements AutoCloseable {
   private int operatorPort;
 
   SystemHarness(String name) {
+    this(name, UnaryOperator.identity());
+  }
+
+  /**
+   * @param operatorConfig edits the operator's configuration before its one start (group tokens,
+   *     say): a test that needs another configuration gets it from the start instead of restarting
+   *     the operator on its port, which races the data planes redialling that port
+   */
+  SystemHarness(String name, UnaryOperator<OperatorConfig> operatorConfig) {
     ReplicaPools.installCrd(kubectl, java.nio.file.Path.of("../crds/"));
     namespace = apiServer.createNamespace(client, name);
-    startOperator(0);
+    operator =
+        ReplicaPoolOperator.start(
+            client,
+            operatorConfig.apply(
+                OperatorConfig.local(TOKEN).withNamespaces(Set.of(namespace)).withPorts(0, 0)));
+    operatorPort = operator.controlPlanePort();
     dataPlane =
         block(
             DataPlane.start(
@@ -68,21 +83,6 @@ final class SystemHarness implements AutoCloseable {
                     ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
                     "127.0.0.1",
                     0)));
-  }
-
-  /**
-   * Starts the operator; port 0 the first time, the same port again after {@link #stopOperator}.
-   */
-  void startOperator(int port) {
-    operator =
-        ReplicaPoolOperator.start(
-            client,
-            OperatorConfig.local(TOKEN).withNamespaces(Set.of(namespace)).withPorts(port, 0));
-    operatorPort = operator.controlPlanePort();
-  }
-
-  void stopOperator() {
-    operator.close();
   }
 
   int operatorPort() {
