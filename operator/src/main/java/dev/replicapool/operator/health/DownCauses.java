@@ -14,6 +14,10 @@ final class DownCauses {
   private boolean leaseExpired;
   private boolean selfUnhealthy;
   private Optional<String> probesFailed = Optional.empty();
+
+  /** What the member's probes say while they hold it down ("connection refused"), or null. */
+  private String probeFailure;
+
   private int ejections;
 
   /** The cause that wins (lease, then self-report, then probes); empty when none holds. */
@@ -24,7 +28,7 @@ final class DownCauses {
     if (selfUnhealthy) {
       return Optional.of("reports itself unhealthy");
     }
-    return probesFailed;
+    return probesFailed.map(streak -> probeFailure == null ? streak : streak + ": " + probeFailure);
   }
 
   /** The lease or the member's own report holds it down, whatever probes say. */
@@ -50,14 +54,29 @@ final class DownCauses {
     selfUnhealthy = !healthy;
   }
 
-  /** Probes eject the member, {@code why} naming the streak. */
-  void ejectedByProbes(String why) {
-    probesFailed = Optional.of(why);
+  /**
+   * Probes eject the member, {@code streak} naming it ("3 probes failed in a row") and {@code
+   * failure} what the last probe said (null when unknown).
+   */
+  void ejectedByProbes(String streak, String failure) {
+    probesFailed = Optional.of(streak);
+    probeFailure = failure;
     ejections++;
+  }
+
+  /**
+   * A probe failed again while probes hold the member down: the reason follows what it says (a
+   * member that was refused and now times out is hung, not gone), not how many failed since.
+   */
+  void stillFailing(String failure) {
+    if (probesFailed.isPresent() && failure != null) {
+      probeFailure = failure;
+    }
   }
 
   void readmittedByProbes() {
     probesFailed = Optional.empty();
+    probeFailure = null;
   }
 
   /** Reaching Healthy forgives earlier ejections. */

@@ -77,14 +77,17 @@ public final class MemberHealth {
     MemberHealth m = new MemberHealth(policy, clock);
     if (policy.activeChecks()) {
       m.state = MemberState.Pending;
-      int n = policy.healthyThreshold();
-      m.reason =
-          n == 1
-              ? "waiting for its first passing probe"
-              : "waiting for " + n + " passing probes in a row";
+      m.reason = waitingReason(policy);
       m.everRoutable = false;
     }
     return m;
+  }
+
+  private static String waitingReason(HealthPolicy policy) {
+    int n = policy.healthyThreshold();
+    return n == 1
+        ? "waiting for its first passing probe"
+        : "waiting for " + n + " passing probes in a row";
   }
 
   public HealthPolicy policy() {
@@ -99,14 +102,21 @@ public final class MemberHealth {
     return everRoutable ? new MemberHealth(newPolicy, clock) : joining(newPolicy, clock);
   }
 
+  /** {@link #onProbe(boolean, long, String)} of a probe that did not say why it failed. */
+  public synchronized Optional<Transition> onProbe(boolean success, long latencyMillis) {
+    return onProbe(success, latencyMillis, null);
+  }
+
   /**
    * One probe's outcome. {@code latencyMillis} is how long it took, also when it failed (a probe
-   * that timed out reports at least the timeout).
+   * that timed out reports at least the timeout); {@code failure} is what a failed one said
+   * ("connection refused", "HTTP 500"), carried into the reasons so that a user reads why.
    */
-  public synchronized Optional<Transition> onProbe(boolean success, long latencyMillis) {
+  public synchronized Optional<Transition> onProbe(
+      boolean success, long latencyMillis, String failure) {
     long now = clock.millis();
     if (!everRoutable && state != MemberState.Draining) {
-      return onStartupProbe(success, latencyMillis, now);
+      return onStartupProbe(success, latencyMillis, failure, now);
     }
     if (success) {
       signals.passed(latencyMillis, now);
@@ -116,9 +126,11 @@ public final class MemberHealth {
         signals.streakStartMillis().ifPresent(recovery::rampFrom);
       }
     } else {
-      signals.failed(latencyMillis);
+      signals.failed(latencyMillis, failure);
       if (!down.probesFailed() && signals.consecutiveFailures() >= policy.unhealthyThreshold()) {
-        down.ejectedByProbes(Fmt.failures(signals.consecutiveFailures()));
+        down.ejectedByProbes(Fmt.failures(signals.consecutiveFailures()), failure);
+      } else {
+        down.stillFailing(failure);
       }
     }
     observeResults(now);
@@ -129,9 +141,10 @@ public final class MemberHealth {
    * A probe of a member that was never routable: only a streak of passes counts, starting from the
    * first pass; failures leave no trace but end the streak and, past the grace, the wait.
    */
-  private Optional<Transition> onStartupProbe(boolean success, long latencyMillis, long now) {
+  private Optional<Transition> onStartupProbe(
+      boolean success, long latencyMillis, String failure, long now) {
     if (!success) {
-      signals.failedAtStartup();
+      signals.failedAtStartup(failure);
       if (state == MemberState.Pending && now - joinedMillis >= policy.startupGraceMillis()) {
         return Optional.of(
             transition(
@@ -139,13 +152,20 @@ public final class MemberHealth {
                 "never answered: no probe passed within "
                     + policy.startupGraceMillis()
                     + "ms of joining ("
-                    + Fmt.failures(signals.consecutiveFailures())
+                    + signals.failures()
                     + ")",
                 now));
+      }
+      if (state == MemberState.Pending && failure != null) {
+        // No transition yet, but the reason says why it waits: "... ; last probe: HTTP 500".
+        reason = waitingReason(policy) + "; last probe: " + failure;
       }
       return Optional.empty();
     }
     signals.passedAtStartup(latencyMillis);
+    if (state == MemberState.Pending) {
+      reason = waitingReason(policy);
+    }
     if (signals.consecutiveSuccesses() < policy.healthyThreshold() || down.blocked()) {
       return Optional.empty();
     }

@@ -21,6 +21,9 @@ final class ProbeSignals {
   private int consecutiveSuccesses;
   private OptionalLong streakStartMillis = OptionalLong.empty();
 
+  /** What the last failed probe said ("connection refused"), null after a pass or if unknown. */
+  private String lastFailure;
+
   ProbeSignals(HealthPolicy policy) {
     this.policy = policy;
     this.latencies = new LatencyWindow(policy.latencyWindow(), policy.latencyAlpha());
@@ -28,6 +31,7 @@ final class ProbeSignals {
 
   void passed(long latencyMillis, long now) {
     consecutiveFailures = 0;
+    lastFailure = null;
     if (consecutiveSuccesses++ == 0) {
       streakStartMillis = OptionalLong.of(now);
     }
@@ -35,7 +39,8 @@ final class ProbeSignals {
     errorRate = errorRate * (1 - policy.errorAlpha());
   }
 
-  void failed(long latencyMillis) {
+  void failed(long latencyMillis, String why) {
+    lastFailure = why;
     consecutiveSuccesses = 0;
     streakStartMillis = OptionalLong.empty();
     consecutiveFailures++;
@@ -49,13 +54,15 @@ final class ProbeSignals {
   /** A pass before the member was ever routable: the error rate holds nothing from before. */
   void passedAtStartup(long latencyMillis) {
     consecutiveFailures = 0;
+    lastFailure = null;
     consecutiveSuccesses++;
     latencies.record(latencyMillis);
     errorRate = 0;
   }
 
   /** A failure before the member was ever routable: it ends the streak and leaves no trace. */
-  void failedAtStartup() {
+  void failedAtStartup(String why) {
+    lastFailure = why;
     consecutiveSuccesses = 0;
     consecutiveFailures++;
   }
@@ -63,7 +70,7 @@ final class ProbeSignals {
   /** The first Degraded condition that holds, as a reason naming its number. */
   Optional<String> degradedCause() {
     if (consecutiveFailures >= 2) {
-      return Optional.of(Fmt.failures(consecutiveFailures));
+      return Optional.of(failures());
     }
     if (errorRate > policy.errorRateThreshold()) {
       return Optional.of(
@@ -83,6 +90,16 @@ final class ProbeSignals {
               policy.baselineLatencyMillis()));
     }
     return Optional.empty();
+  }
+
+  /** "3 probes failed in a row: connection refused": the streak and what the last one said. */
+  String failures() {
+    return Fmt.failures(consecutiveFailures) + (lastFailure == null ? "" : ": " + lastFailure);
+  }
+
+  /** What the last failed probe said; null after a pass, or when the prober did not say. */
+  String lastFailure() {
+    return lastFailure;
   }
 
   LatencyWindow latencies() {

@@ -40,11 +40,17 @@ public final class OperatorMetrics {
     reconcile.record(nanos, TimeUnit.NANOSECONDS);
   }
 
-  public void probe(String pool, boolean success) {
+  /**
+   * Counts one probe. {@code failureCause} is null for a pass, else why it failed ("refused",
+   * "timeout", "http_status", "tls_name"...), the {@code cause} label; a pass has cause "none", as
+   * Prometheus wants the same labels on every series of a name.
+   */
+  public void probe(String pool, String failureCause) {
     Counter.builder("replicapool.probes")
-        .description("Active health probes by result")
+        .description("Active health probes by result and, for failures, cause")
         .tag("pool", pool)
-        .tag("result", success ? "success" : "failure")
+        .tag("result", failureCause == null ? "success" : "failure")
+        .tag("cause", failureCause == null ? "none" : failureCause)
         .register(registry)
         .increment();
   }

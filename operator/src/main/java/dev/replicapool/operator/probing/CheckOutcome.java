@@ -5,25 +5,31 @@ package dev.replicapool.operator.probing;
  *
  * @param statusCode the HTTP status of HTTP and gRPC checks, -1 when no response arrived (and
  *     always for TCP checks)
- * @param error null on success
+ * @param cause null on success; else what kind of failure, for the metrics
+ * @param error null on success; else its words for the member's status: "HTTP 500", "connection
+ *     refused", "TLS: certificate expired"
  * @param connectionKept a connection to the member is open and pooled for the next check
  */
-public record CheckOutcome(boolean success, int statusCode, String error, boolean connectionKept) {
+public record CheckOutcome(
+    boolean success, int statusCode, ProbeCause cause, String error, boolean connectionKept) {
   public static CheckOutcome passed(int statusCode, boolean connectionKept) {
-    return new CheckOutcome(true, statusCode, null, connectionKept);
+    return new CheckOutcome(true, statusCode, null, null, connectionKept);
   }
 
-  public static CheckOutcome failed(int statusCode, String error, boolean connectionKept) {
-    return new CheckOutcome(false, statusCode, error, connectionKept);
+  public static CheckOutcome failed(
+      int statusCode, ProbeCause cause, String error, boolean connectionKept) {
+    return new CheckOutcome(false, statusCode, cause, error, connectionKept);
   }
 
-  /** No response: refused, reset, closed, aborted. */
-  public static CheckOutcome noResponse(Throwable cause) {
-    return new CheckOutcome(false, -1, describe(cause), false);
+  /** No response: refused, reset, closed, a TLS handshake that failed. */
+  public static CheckOutcome noResponse(Throwable failure) {
+    ProbeFailures.Failure f = ProbeFailures.classify(failure);
+    return new CheckOutcome(false, -1, f.cause(), f.message(), false);
   }
 
-  static String describe(Throwable t) {
-    String m = t.getMessage();
-    return m == null || m.isBlank() ? t.getClass().getSimpleName() : m;
+  /** A response that began but whose rest failed (a reset body): kept connection or not. */
+  static CheckOutcome brokenResponse(int statusCode, Throwable failure) {
+    ProbeFailures.Failure f = ProbeFailures.classify(failure);
+    return new CheckOutcome(false, statusCode, f.cause(), f.message(), true);
   }
 }

@@ -64,7 +64,7 @@ final class GrpcHealthChecker implements HealthChecker {
         .onComplete(
             b -> {
               if (b.failed()) {
-                done.handle(CheckOutcome.failed(code, CheckOutcome.describe(b.cause()), true));
+                done.handle(CheckOutcome.brokenResponse(code, b.cause()));
                 return;
               }
               done.handle(judge(code, resp.headers(), resp.trailers(), b.result()));
@@ -74,7 +74,8 @@ final class GrpcHealthChecker implements HealthChecker {
   /** The outcome of a complete response: HTTP status, headers, trailers and body. */
   static CheckOutcome judge(int code, MultiMap headers, MultiMap trailers, Buffer body) {
     if (code != 200) {
-      return CheckOutcome.failed(code, "HTTP " + code + ", not a gRPC response", true);
+      return CheckOutcome.failed(
+          code, ProbeCause.HTTP_STATUS, "HTTP " + code + ", not a gRPC response", true);
     }
     // A "Trailers-Only" answer carries grpc-status in its headers.
     String status = trailers.get("grpc-status");
@@ -84,21 +85,31 @@ final class GrpcHealthChecker implements HealthChecker {
       message = headers.get("grpc-message");
     }
     if (status == null) {
-      return CheckOutcome.failed(code, "gRPC response without grpc-status", true);
+      return CheckOutcome.failed(
+          code, ProbeCause.GRPC_STATUS, "gRPC response without grpc-status", true);
     }
     if (!status.equals("0")) {
-      return CheckOutcome.failed(code, "gRPC " + statusName(status) + describe(message), true);
+      return CheckOutcome.failed(
+          code, ProbeCause.GRPC_STATUS, "gRPC " + statusName(status) + describe(message), true);
     }
     int serving;
     try {
       serving = GrpcHealthMessages.servingStatus(body);
     } catch (IllegalArgumentException e) {
-      return CheckOutcome.failed(code, "gRPC health: " + e.getMessage(), true);
+      return CheckOutcome.failed(
+          code, ProbeCause.GRPC_STATUS, "gRPC health: " + e.getMessage(), true);
     }
     if (serving == GrpcHealthMessages.SERVING) {
       return CheckOutcome.passed(code, true);
     }
-    return CheckOutcome.failed(code, "gRPC health " + GrpcHealthMessages.name(serving), true);
+    // "gRPC NOT_SERVING", "gRPC SERVICE_UNKNOWN": the health status in grpc.health.v1's words;
+    // its UNKNOWN would read as the grpc-status UNKNOWN, so that one says "health".
+    String name = GrpcHealthMessages.name(serving);
+    return CheckOutcome.failed(
+        code,
+        ProbeCause.GRPC_STATUS,
+        name.equals("UNKNOWN") ? "gRPC health UNKNOWN" : "gRPC " + name,
+        true);
   }
 
   private static String statusName(String status) {

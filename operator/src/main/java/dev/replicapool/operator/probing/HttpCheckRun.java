@@ -58,7 +58,7 @@ final class HttpCheckRun implements HealthChecker.Running {
     if (aborted) {
       events.resetting(req);
       req.reset();
-      done.handle(CheckOutcome.failed(-1, "aborted", false));
+      done.handle(CheckOutcome.failed(-1, ProbeCause.OTHER, "aborted", false));
       return;
     }
     request = req;

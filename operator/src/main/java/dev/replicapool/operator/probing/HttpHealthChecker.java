@@ -41,11 +41,12 @@ final class HttpHealthChecker implements HealthChecker {
         .onComplete(
             e -> {
               if (e.failed()) {
-                done.handle(CheckOutcome.failed(code, CheckOutcome.describe(e.cause()), true));
+                done.handle(CheckOutcome.brokenResponse(code, e.cause()));
               } else if (spec.passes(code)) {
                 done.handle(CheckOutcome.passed(code, true));
               } else {
-                done.handle(CheckOutcome.failed(code, "HTTP " + code, true));
+                done.handle(
+                    CheckOutcome.failed(code, ProbeCause.HTTP_STATUS, "HTTP " + code, true));
               }
             });
   }

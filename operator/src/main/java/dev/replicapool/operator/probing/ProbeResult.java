@@ -8,12 +8,19 @@ import java.time.Instant;
  * @param success a 2xx that arrived, body included, within the timeout
  * @param latencyMillis from the start of the probe (connection included) to its end or timeout
  * @param statusCode the HTTP status, or -1 when no response arrived
- * @param error null on success; else why: "HTTP 500", "timeout after 100ms", "Connection refused:
- *     ..."
+ * @param cause null on success; else the kind of failure
+ * @param error null on success; else why, in words: "HTTP 500", "timeout after 100 ms", "connection
+ *     refused", "TLS: certificate for another name"
  * @param at wall-clock time the result was known
  */
 public record ProbeResult(
-    MemberKey key, boolean success, long latencyMillis, int statusCode, String error, Instant at) {
+    MemberKey key,
+    boolean success,
+    long latencyMillis,
+    int statusCode,
+    ProbeCause cause,
+    String error,
+    Instant at) {
 
   public String pool() {
     return key.pool();

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A due probe is skipped while the member's previous one runs (counted in {@link
  * Prober.Stats#skipped()}) and shed beyond the {@link ProbeLimits} ({@link Prober.Stats#shed()}). A
- * probe still running at the timeout is reported failed ("timeout after 100ms") and aborted; an
+ * probe still running at the timeout is reported failed ("timeout after 100 ms") and aborted; an
  * answer after the timeout is a failure too. A member's kept-alive connection that closes
  * unannounced ({@link PeerCloseWatch} tells which closes count) triggers a probe at once.
  */
@@ -139,7 +139,7 @@ final class ProbeRunner {
     if (outcome.connectionKept()) {
       p.target.connected = true;
     }
-    report(p, outcome.success(), outcome.statusCode(), outcome.error());
+    report(p, outcome.success(), outcome.statusCode(), outcome.cause(), outcome.error());
     release(p);
   }
 
@@ -148,7 +148,7 @@ final class ProbeRunner {
       return;
     }
     counters.timedOut();
-    report(p, false, -1, "timeout after " + p.target.timeout + "ms");
+    report(p, false, -1, ProbeCause.TIMEOUT, "timeout after " + p.target.timeout + " ms");
     if (p.running != null) {
       // The check ends with it (a reset request, a connect left to its own timeout) and only
       // then frees its place in flight.
@@ -157,7 +157,7 @@ final class ProbeRunner {
   }
 
   /** The probe's one result, judged against its timeout; dropped when the member went away. */
-  private void report(Probe p, boolean ok, int statusCode, String error) {
+  private void report(Probe p, boolean ok, int statusCode, ProbeCause cause, String error) {
     if (p.reported) {
       return;
     }
@@ -167,7 +167,8 @@ final class ProbeRunner {
     long latency = (clock.nanoTime() - p.startNanos) / 1_000_000;
     if (ok && latency > t.timeout) {
       ok = false;
-      error = "answered after " + latency + "ms, timeout " + t.timeout + "ms";
+      cause = ProbeCause.TIMEOUT;
+      error = "answered after " + latency + " ms, timeout " + t.timeout + " ms";
     }
     if (!t.active) {
       return;
@@ -176,7 +177,7 @@ final class ProbeRunner {
     if (p.closeTriggered) {
       peerCloses.closeTriggeredProbeResult(t.closes, ok);
     }
-    tell(new ProbeResult(t.key, ok, latency, statusCode, error, clock.instant()));
+    tell(new ProbeResult(t.key, ok, latency, statusCode, cause, error, clock.instant()));
   }
 
   private void count(Target t, boolean ok, int statusCode) {

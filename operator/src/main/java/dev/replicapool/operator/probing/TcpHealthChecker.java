@@ -42,7 +42,7 @@ final class TcpHealthChecker implements HealthChecker {
                 socket.close();
                 done.handle(
                     run.aborted
-                        ? CheckOutcome.failed(-1, "aborted", false)
+                        ? CheckOutcome.failed(-1, ProbeCause.OTHER, "aborted", false)
                         : CheckOutcome.passed(-1, false));
               });
       return run;

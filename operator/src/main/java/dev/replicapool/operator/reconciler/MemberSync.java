@@ -13,6 +13,8 @@ import dev.replicapool.operator.status.EventRecorder;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The second phase of a reconcile: brings the pool's health models in line with the members just
@@ -20,6 +22,8 @@ import java.util.stream.Collectors;
  * the last reconcile (including those probes caused) as an Event and a metric.
  */
 final class MemberSync {
+  private static final Logger LOG = LoggerFactory.getLogger(MemberSync.class);
+
   private final Prober prober;
   private final EventRecorder events;
   private final OperatorMetrics metrics;
@@ -77,8 +81,11 @@ final class MemberSync {
       String message = mt.address() + " " + t.from() + " -> " + t.to() + ": " + t.reason();
       if (t.to() == MemberState.Healthy) {
         events.normal(pool, "MemberHealthy", message);
+        LOG.info("pool {}: {}", state.name(), message);
       } else {
         events.warning(pool, "Member" + t.to(), message);
+        // The log says why too (a TLS name, an expired certificate), not only the Event.
+        LOG.warn("pool {}: {}", state.name(), message);
       }
     }
   }

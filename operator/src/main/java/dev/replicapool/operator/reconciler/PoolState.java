@@ -166,13 +166,17 @@ final class PoolState {
     }
   }
 
-  /** Feeds a probe result to the member's model; empty when the member is gone or unchanged. */
-  synchronized Optional<Transition> onProbe(String address, boolean success, long latencyMillis) {
+  /**
+   * Feeds a probe result to the member's model ({@code failure}: what a failed probe said, null
+   * otherwise); empty when the member is gone or unchanged.
+   */
+  synchronized Optional<Transition> onProbe(
+      String address, boolean success, long latencyMillis, String failure) {
     Tracked t = members.get(address);
     if (t == null) {
       return Optional.empty();
     }
-    Optional<Transition> transition = t.health().onProbe(success, latencyMillis);
+    Optional<Transition> transition = t.health().onProbe(success, latencyMillis, failure);
     transition.ifPresent(tr -> pending.add(new MemberTransition(address, tr)));
     return transition;
   }

@@ -163,8 +163,9 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     if (state == null || !state.has(result.address())) {
       return;
     }
-    metrics.probe(result.pool(), result.success());
-    var transition = state.onProbe(result.address(), result.success(), result.latencyMillis());
+    metrics.probe(result.pool(), result.success() ? null : result.cause().label());
+    var transition =
+        state.onProbe(result.address(), result.success(), result.latencyMillis(), result.error());
     // The data planes get every weight change at once; status follows state changes at once
     // (through a reconcile, off the probe thread) and drift at the periodic refresh.
     push.publish(state);

@@ -16,7 +16,7 @@ class DownCausesTest {
 
   @Test
   void theLeaseWinsOverTheSelfReportWhichWinsOverProbes() {
-    d.ejectedByProbes("1 probe failed");
+    d.ejectedByProbes("1 probe failed", null);
     assertThat(d.reason()).hasValue("1 probe failed");
     d.renewed(false);
     assertThat(d.reason()).hasValue("reports itself unhealthy");
@@ -38,7 +38,7 @@ class DownCausesTest {
 
   @Test
   void readmissionByProbesLeavesTheOtherCauses() {
-    d.ejectedByProbes("3 probes failed in a row");
+    d.ejectedByProbes("3 probes failed in a row", null);
     d.leaseExpired();
     d.readmittedByProbes();
     assertThat(d.probesFailed()).isFalse();
@@ -48,13 +48,13 @@ class DownCausesTest {
   @Test
   void eachEjectionAfterTheFirstDoublesThePassesNeededUntilForgiven() {
     assertThat(d.requiredPasses(2)).isEqualTo(2);
-    d.ejectedByProbes("x");
+    d.ejectedByProbes("x", null);
     assertThat(d.requiredPasses(2)).isEqualTo(2);
     d.readmittedByProbes();
-    d.ejectedByProbes("x");
+    d.ejectedByProbes("x", null);
     assertThat(d.requiredPasses(2)).isEqualTo(4);
     d.readmittedByProbes();
-    d.ejectedByProbes("x");
+    d.ejectedByProbes("x", null);
     assertThat(d.requiredPasses(2)).isEqualTo(8);
 
     d.forgive();
@@ -64,7 +64,7 @@ class DownCausesTest {
   @Test
   void theDoublingStopsAtSixtyFourTimes() {
     for (int i = 0; i < 20; i++) {
-      d.ejectedByProbes("x");
+      d.ejectedByProbes("x", null);
     }
     assertThat(d.requiredPasses(1)).isEqualTo(1 << DownCauses.MAX_FLAP_DOUBLINGS);
   }

@@ -320,6 +320,88 @@ class MemberHealthTest {
     assertThat(m.weight()).isZero();
   }
 
+  /** What the probes said reaches every reason a user reads, one transition at a time. */
+  @Nested
+  class ReasonsSayWhyProbesFailed {
+    private Optional<Transition> failure(MemberHealth m, String why) {
+      clock.advance(m.policy().intervalMillis());
+      return m.onProbe(false, 2, why);
+    }
+
+    @Test
+    void healthyToUnhealthyNamesTheCause() {
+      MemberHealth m = member(seedRoundRobin());
+      passes(m, 3, 2);
+
+      Optional<Transition> t = failure(m, "connection refused");
+
+      assertThat(t.map(Transition::reason)).contains("1 probe failed: connection refused");
+      assertThat(m.snapshot().reason()).isEqualTo("1 probe failed: connection refused");
+    }
+
+    @Test
+    void healthyToDegradedNamesTheCause() {
+      MemberHealth m = member(adaptive());
+      passes(m, 3, 50);
+      failure(m, "HTTP 500");
+
+      Optional<Transition> t = failure(m, "HTTP 500");
+
+      assertThat(t.map(Transition::to)).contains(Degraded);
+      assertThat(t.get().reason()).isEqualTo("2 probes failed in a row: HTTP 500");
+    }
+
+    @Test
+    void whileUnhealthyTheReasonFollowsTheLatestCauseWithoutATransition() {
+      MemberHealth m = member(seedRoundRobin());
+      passes(m, 3, 2);
+      failure(m, "connection refused");
+
+      assertThat(failure(m, "timeout after 100 ms")).isEmpty();
+
+      assertThat(m.state()).isEqualTo(Unhealthy);
+      assertThat(m.reason()).isEqualTo("1 probe failed: timeout after 100 ms");
+    }
+
+    @Test
+    void aPendingMemberSaysWhatItsLastProbeSaidWithoutATransition() {
+      MemberHealth m = MemberHealth.joining(seedRoundRobin(), clock);
+
+      assertThat(failure(m, "gRPC NOT_SERVING")).isEmpty();
+
+      assertThat(m.state()).isEqualTo(MemberState.Pending);
+      assertThat(m.reason())
+          .isEqualTo("waiting for its first passing probe; last probe: gRPC NOT_SERVING");
+      assertThat(m.transitions()).isZero();
+    }
+
+    @Test
+    void neverAnsweredNamesTheCause() {
+      MemberHealth m = MemberHealth.joining(seedRoundRobin(), clock); // grace 2,000 ms
+      for (int i = 1; i < 10; i++) {
+        failure(m, "TLS: certificate for another name");
+      }
+
+      Optional<Transition> t = failure(m, "TLS: certificate for another name");
+
+      assertThat(t.map(Transition::to)).contains(Unhealthy);
+      assertThat(t.get().reason())
+          .isEqualTo(
+              "never answered: no probe passed within 2000ms of joining (10 probes failed"
+                  + " in a row: TLS: certificate for another name)");
+    }
+
+    @Test
+    void aPassForgetsTheCause() {
+      MemberHealth m = MemberHealth.joining(seedRoundRobin().withThresholds(1, 2), clock);
+      failure(m, "HTTP 500");
+      clock.advance(200);
+      m.onProbe(true, 2, null);
+
+      assertThat(m.reason()).isEqualTo("waiting for 2 passing probes in a row");
+    }
+  }
+
   @Nested
   class UnhealthyToDegraded {
     @Test

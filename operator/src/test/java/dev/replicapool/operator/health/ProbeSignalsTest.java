@@ -15,7 +15,7 @@ class ProbeSignalsTest {
     assertThat(s.consecutiveSuccesses()).isEqualTo(2);
     assertThat(s.streakStartMillis()).hasValue(1_000L);
 
-    s.failed(1);
+    s.failed(1, null);
     assertThat(s.consecutiveSuccesses()).isZero();
     assertThat(s.consecutiveFailures()).isEqualTo(1);
     assertThat(s.streakStartMillis()).isEmpty();
@@ -27,7 +27,7 @@ class ProbeSignalsTest {
 
   @Test
   void theErrorRateRisesByAlphaPerFailureAndDecaysPerPass() {
-    s.failed(1);
+    s.failed(1, null);
     assertThat(s.errorRate()).isEqualTo(0.05);
     s.passed(20, 0);
     assertThat(s.errorRate()).isCloseTo(0.0475, within(1e-12));
@@ -35,18 +35,18 @@ class ProbeSignalsTest {
 
   @Test
   void fastFailuresAreNoLatencySampleButTimeoutsAre() {
-    s.failed(3);
+    s.failed(3, null);
     assertThat(s.latencies().p95()).isEmpty();
-    s.failed(500); // the adaptive defaults' timeout
+    s.failed(500, null); // the adaptive defaults' timeout
     assertThat(s.latencies().p95()).hasValue(500L);
   }
 
   @Test
   void degradedCausesInOrderTwoFailuresThenErrorRateThenP95() {
     assertThat(s.degradedCause()).isEmpty();
-    s.failed(1);
+    s.failed(1, null);
     assertThat(s.degradedCause()).isEmpty(); // 0.05 is not above 0.05
-    s.failed(1);
+    s.failed(1, null);
     assertThat(s.degradedCause()).hasValue("2 probes failed in a row");
     s.passed(20, 0);
     assertThat(s.degradedCause()).hasValue("error rate 0.09 > 0.05");
@@ -62,8 +62,8 @@ class ProbeSignalsTest {
 
   @Test
   void startupFailuresLeaveNoTraceAndAStartupPassClearsTheErrorRate() {
-    s.failed(1);
-    s.failedAtStartup();
+    s.failed(1, null);
+    s.failedAtStartup(null);
     assertThat(s.consecutiveFailures()).isEqualTo(2);
     assertThat(s.errorRate()).isEqualTo(0.05);
     assertThat(s.latencies().p95()).isEmpty();

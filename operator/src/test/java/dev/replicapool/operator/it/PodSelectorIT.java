@@ -185,7 +185,9 @@ class PodSelectorIT {
                 HttpResponse.BodyHandlers.ofString());
     assertThat(metrics.body())
         .contains(
-            "replicapool_probes_total{pool=\"" + h.namespace + "/by-selector\",result=\"success\"}")
+            "replicapool_probes_total{cause=\"none\",pool=\""
+                + h.namespace
+                + "/by-selector\",result=\"success\"}")
         .contains(
             "replicapool_members{pool=\"" + h.namespace + "/by-selector\",state=\"Healthy\"} 2.0")
         .contains("replicapool_reconcile_seconds");

@@ -58,7 +58,7 @@ class GrpcHealthCheckerTest {
       server.serving(false);
       CheckOutcome down = checks.run(checker, server.port(), spec);
       assertThat(down.success()).isFalse();
-      assertThat(down.error()).isEqualTo("gRPC health NOT_SERVING");
+      assertThat(down.error()).isEqualTo("gRPC NOT_SERVING");
 
       server.serving(true);
       assertThat(checks.run(checker, server.port(), spec).success()).isTrue();
@@ -81,7 +81,7 @@ class GrpcHealthCheckerTest {
       CheckOutcome billing =
           checks.run(
               checker, server.port(), Checks.grpc(Transport.H2C, null, "billing.v1.Billing"));
-      assertThat(billing.error()).isEqualTo("gRPC health NOT_SERVING");
+      assertThat(billing.error()).isEqualTo("gRPC NOT_SERVING");
       // grpc-java answers an unknown service with NOT_FOUND.
       CheckOutcome unknown =
           checks.run(checker, server.port(), Checks.grpc(Transport.H2C, null, "nobody.v1.Nobody"));
@@ -98,7 +98,7 @@ class GrpcHealthCheckerTest {
       assertThat(checks.run(checker, server.port(), Checks.grpc(Transport.H2C, null, "a")).error())
           .isEqualTo("gRPC health UNKNOWN");
       assertThat(checks.run(checker, server.port(), Checks.grpc(Transport.H2C, null, "b")).error())
-          .isEqualTo("gRPC health SERVICE_UNKNOWN");
+          .isEqualTo("gRPC SERVICE_UNKNOWN");
     }
   }
 
@@ -220,7 +220,7 @@ class GrpcHealthCheckerTest {
                       .anySatisfy(
                           r -> {
                             assertThat(r.key()).isEqualTo(stuck);
-                            assertThat(r.error()).isEqualTo("timeout after 80ms");
+                            assertThat(r.error()).isEqualTo("timeout after 80 ms");
                           }));
       server.serving(false);
       await().atMost(Duration.ofSeconds(10)).until(() -> last(results, flipping, false));

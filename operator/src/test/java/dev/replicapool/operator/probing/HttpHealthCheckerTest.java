@@ -116,6 +116,7 @@ class HttpHealthCheckerTest {
         checks.run(checker, port, spec("/status/404", Transport.H1, null, null, redirectsToo));
     assertThat(notFound.success()).isFalse();
     assertThat(notFound.error()).isEqualTo("HTTP 404");
+    assertThat(notFound.cause()).isEqualTo(ProbeCause.HTTP_STATUS);
     assertThat(notFound.statusCode()).isEqualTo(404);
     // The default is any 2xx.
     assertThat(
@@ -177,26 +178,29 @@ class HttpHealthCheckerTest {
 
     UpstreamTlsMaterial wrongName =
         new UpstreamTlsMaterial(ca, "billing.internal", null, null, false);
-    assertThat(
-            checks
-                .run(checker, port, spec("/tls", Transport.TLS_ALPN, wrongName, null, null))
-                .success())
-        .isFalse();
+    CheckOutcome wrongNameOutcome =
+        checks.run(checker, port, spec("/tls", Transport.TLS_ALPN, wrongName, null, null));
+    assertThat(wrongNameOutcome.success()).isFalse();
+    // The cause as the member's status and the probe metric show it, from the real handshake.
+    assertThat(wrongNameOutcome.error()).isEqualTo("TLS: certificate for another name");
+    assertThat(wrongNameOutcome.cause()).isEqualTo(ProbeCause.TLS_NAME);
     UpstreamTlsMaterial wrongCa =
         new UpstreamTlsMaterial(
             certs.pem(certs.otherCaCert), "tracking.internal", null, null, false);
-    assertThat(
-            checks
-                .run(checker, port, spec("/tls", Transport.TLS_ALPN, wrongCa, null, null))
-                .success())
-        .isFalse();
+    CheckOutcome wrongCaOutcome =
+        checks.run(checker, port, spec("/tls", Transport.TLS_ALPN, wrongCa, null, null));
+    assertThat(wrongCaOutcome.success()).isFalse();
+    // The cause as the member's status and the probe metric show it, from the real handshake.
+    assertThat(wrongCaOutcome.error()).isEqualTo("TLS: untrusted certificate");
+    assertThat(wrongCaOutcome.cause()).isEqualTo(ProbeCause.TLS_UNTRUSTED);
     UpstreamTlsMaterial defaultRoots =
         new UpstreamTlsMaterial(null, "tracking.internal", null, null, false);
-    assertThat(
-            checks
-                .run(checker, port, spec("/tls", Transport.TLS_ALPN, defaultRoots, null, null))
-                .success())
-        .isFalse();
+    CheckOutcome defaultRootsOutcome =
+        checks.run(checker, port, spec("/tls", Transport.TLS_ALPN, defaultRoots, null, null));
+    assertThat(defaultRootsOutcome.success()).isFalse();
+    // The cause as the member's status and the probe metric show it, from the real handshake.
+    assertThat(defaultRootsOutcome.error()).isEqualTo("TLS: untrusted certificate");
+    assertThat(defaultRootsOutcome.cause()).isEqualTo(ProbeCause.TLS_UNTRUSTED);
     UpstreamTlsMaterial skip = new UpstreamTlsMaterial(null, "billing.internal", null, null, true);
     assertThat(
             checks.run(checker, port, spec("/tls", Transport.TLS_ALPN, skip, null, null)).success())

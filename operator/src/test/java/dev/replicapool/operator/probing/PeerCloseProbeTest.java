@@ -122,7 +122,7 @@ class PeerCloseProbeTest {
         .until(() -> results.stream().skip(answered).anyMatch(r -> !r.success()));
     ProbeResult failed =
         results.stream().skip(answered).filter(r -> !r.success()).findFirst().get();
-    assertThat(failed.error()).isEqualTo("timeout after 100ms");
+    assertThat(failed.error()).isEqualTo("timeout after 100 ms");
   }
 
   @Test

@@ -151,7 +151,7 @@ class ProberTest {
             r -> {
               assertThat(r.success()).isFalse();
               assertThat(r.statusCode()).isEqualTo(-1);
-              assertThat(r.error()).isEqualTo("timeout after 50ms");
+              assertThat(r.error()).isEqualTo("timeout after 50 ms");
               assertThat(r.latencyMillis()).isBetween(50L, 400L); // the timeout, not the hang
             });
     // Each timed-out probe was reset: its connection closed, never more than one hanging.
@@ -192,7 +192,7 @@ class ProberTest {
     assertThat(server.maxHanging.get()).isLessThanOrEqualTo(2);
     assertThat(prober.stats().inFlight()).isLessThanOrEqualTo(2);
     // Shed probes report nothing: every result is a real timeout.
-    assertThat(results).allSatisfy(r -> assertThat(r.error()).isEqualTo("timeout after 90ms"));
+    assertThat(results).allSatisfy(r -> assertThat(r.error()).isEqualTo("timeout after 90 ms"));
     assertThat((long) results.size()).isLessThanOrEqualTo(prober.stats().started());
   }
 

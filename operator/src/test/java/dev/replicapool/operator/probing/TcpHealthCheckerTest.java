@@ -52,6 +52,7 @@ class TcpHealthCheckerTest {
   void aClosedPortFails() throws Exception {
     CheckOutcome o = checks.run(checker, ReplicaPortHolder.unusedPort(), TCP);
     assertThat(o.success()).isFalse();
-    assertThat(o.error()).containsIgnoringCase("refused");
+    assertThat(o.error()).isEqualTo("connection refused");
+    assertThat(o.cause()).isEqualTo(ProbeCause.REFUSED);
   }
 }

@@ -79,9 +79,9 @@ class PoolStateTest {
   @Test
   void probeTransitionsWaitForTheNextReconcile() {
     state.sync(spec, List.of(member(1)));
-    assertThat(state.onProbe(member(1).address(), true, 5)).isPresent();
-    assertThat(state.onProbe(member(1).address(), true, 5)).isEmpty();
-    assertThat(state.onProbe("10.0.0.9:1", true, 5)).isEmpty();
+    assertThat(state.onProbe(member(1).address(), true, 5, null)).isPresent();
+    assertThat(state.onProbe(member(1).address(), true, 5, null)).isEmpty();
+    assertThat(state.onProbe("10.0.0.9:1", true, 5, null)).isEmpty();
 
     List<PoolState.MemberTransition> drained = state.drainTransitions();
     assertThat(drained).hasSize(1);

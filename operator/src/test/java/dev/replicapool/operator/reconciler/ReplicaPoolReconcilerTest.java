@@ -287,7 +287,7 @@ class ReplicaPoolReconcilerTest {
       for (int i = 0; i < 2; i++) {
         reconciler.onProbeResult(
             new ProbeResult(
-                new MemberKey(name(pool), address), true, 3, 200, null, clock.instant()));
+                new MemberKey(name(pool), address), true, 3, 200, null, null, clock.instant()));
       }
       assertThat(server.latestVersion(name(pool))).isGreaterThan(before);
 
