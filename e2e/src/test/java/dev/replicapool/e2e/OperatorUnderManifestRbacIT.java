@@ -110,6 +110,7 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
         metadata: {name: static, namespace: %s}
         spec:
           endpoints: [{host: %s, port: %d}]
+          route: {hosts: [static.local]}
           healthCheck: {path: /healthz, intervalMillis: 200, timeoutMillis: 100}
         """
             .formatted(namespace, replica.host(), replica.port()));
@@ -124,7 +125,7 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
         """
             .formatted(namespace));
 
-    awaitCondition("static", "Ready", "True");
+    awaitRoutableWithNoDataPlane("static");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -172,10 +173,11 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
         spec:
           selector: {matchLabels: {app: tracking}}
           port: %d
+          route: {hosts: [pods.local]}
           healthCheck: {path: /healthz, intervalMillis: 200, timeoutMillis: 100}
         """
             .formatted(namespace, replica.port()));
-    awaitCondition("pods", "Ready", "True");
+    awaitRoutableWithNoDataPlane("pods");
     assertThat(pool("pods").getStatus().registered).isEqualTo(1);
   }
 
@@ -254,6 +256,26 @@ class OperatorUnderManifestRbacIT extends ApiServerTestBase {
   static void apply(String yaml) {
     Kubectl.Result r = kubectl.runWithInput(yaml, "apply", "-f", "-");
     assertThat(r.exitCode()).as(r.output()).isZero();
+  }
+
+  /**
+   * The operator probed the pool's member and wrote it routable; no data plane runs here, so the
+   * pool is not Programmed and Ready says so.
+   */
+  static void awaitRoutableWithNoDataPlane(String name) {
+    awaitCondition(name, "Programmed", "False");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              ReplicaPool p = pool(name);
+              assertThat(p.getStatus().routable).as("%s routable", name).isEqualTo(1);
+              assertThat(p.getStatus().conditions)
+                  .filteredOn(c -> "Ready".equals(c.getType()))
+                  .extracting(Condition::getReason)
+                  .containsExactly("NoDataPlanes");
+            });
   }
 
   static void awaitCondition(String name, String type, String status) {

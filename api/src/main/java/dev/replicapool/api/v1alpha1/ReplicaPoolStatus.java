@@ -21,9 +21,12 @@ public class ReplicaPoolStatus {
   public Integer routable;
 
   @JsonPropertyDescription(
-      "Ready, Degraded, DataPlaneSynced, CapacityAtRisk, ConfigurationValid, and Reconciled"
-          + " (False, reason ReconcileFailed, only while reconciling the pool fails)"
-          + " (metav1.Condition).")
+      "Ready (a request can reach a routable member: Accepted, ResolvedRefs and Programmed"
+          + " True and a member routable), Accepted (the spec has a route), ResolvedRefs (its"
+          + " TLS Secrets and CA ConfigMaps are usable), Programmed (a data plane applied the"
+          + " latest version), Degraded, DataPlaneSynced, CapacityAtRisk, ConfigurationValid,"
+          + " and Reconciled (False, reason ReconcileFailed, only while reconciling the pool"
+          + " fails) (metav1.Condition).")
   public List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("One row per member, sorted by address.")

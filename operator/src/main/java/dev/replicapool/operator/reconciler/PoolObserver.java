@@ -24,6 +24,8 @@ final class PoolObserver {
    * @param pods the Pods of the namespace when the pool has a selector, else none
    * @param leases the pool's registration Leases when it has registration, else none
    * @param problems what makes the configuration unusable in part (ConfigurationValid False)
+   * @param unresolvedRefs those problems that are TLS Secrets or CA ConfigMaps the pool refers to
+   *     (ResolvedRefs False)
    * @param noMembersReason why the pool has no member, when a selector matches no Pod; else null
    */
   record Observed(
@@ -34,6 +36,7 @@ final class PoolObserver {
       UpstreamTlsMaterial upstreamTls,
       ProbeSpec probeSpec,
       List<String> problems,
+      List<String> unresolvedRefs,
       String noMembersReason) {}
 
   private final PoolInputs inputs;
@@ -54,7 +57,7 @@ final class PoolObserver {
             : inputs.leases(namespace, pool.getMetadata().getName());
     MemberDiscovery.Result found = discovery.discover(pool, pods, leases, nowMillis);
 
-    List<String> problems = new ArrayList<>(found.problems());
+    List<String> refs = new ArrayList<>();
     TlsMaterial tls =
         spec.tls == null
             ? null
@@ -62,13 +65,15 @@ final class PoolObserver {
                 "TLS Secret",
                 spec.tls.secretName,
                 inputs.tlsSecret(namespace, spec.tls.secretName),
-                problems);
+                refs);
     UpstreamTlsMaterial upstreamTls =
         UpstreamTlsSource.resolve(
             spec,
             name -> inputs.tlsSecret(namespace, name),
             name -> inputs.configMap(namespace, name),
-            problems);
+            refs);
+    List<String> problems = new ArrayList<>(found.problems());
+    problems.addAll(refs);
     return new Observed(
         pods,
         leases,
@@ -77,6 +82,7 @@ final class PoolObserver {
         upstreamTls,
         ProbeSpec.from(spec, upstreamTls),
         List.copyOf(problems),
+        List.copyOf(refs),
         noMembersReason(spec, found));
   }
 

@@ -144,6 +144,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
                 .map(t -> new StatusBuilder.Row(t.member(), t.health().snapshot()))
                 .toList(),
             seen.problems(),
+            seen.unresolvedRefs(),
             seen.noMembersReason(),
             dataPlanes,
             version,

@@ -11,7 +11,18 @@ import java.util.Objects;
  * not change.
  */
 public final class Conditions {
+  /** A request can reach a routable member: Accepted, ResolvedRefs, Programmed, and a member. */
   public static final String READY = "Ready";
+
+  /** The spec is usable: it has a route. */
+  public static final String ACCEPTED = "Accepted";
+
+  /** The TLS Secrets and CA ConfigMaps it refers to exist and are usable. */
+  public static final String RESOLVED_REFS = "ResolvedRefs";
+
+  /** At least one data plane of the pool's groups applied its latest snapshot. */
+  public static final String PROGRAMMED = "Programmed";
+
   public static final String DEGRADED = "Degraded";
   public static final String DATA_PLANE_SYNCED = "DataPlaneSynced";
   public static final String CAPACITY_AT_RISK = "CapacityAtRisk";

@@ -4,7 +4,6 @@ import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
-import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.health.CapacityPlanner;
 import dev.replicapool.operator.health.HealthPolicy;
@@ -35,12 +34,18 @@ public final class StatusBuilder {
    */
   public record DataPlaneSync(int total, int atLatest, long version, List<String> nacks) {}
 
-  /** Everything a status is made of. */
+  /**
+   * Everything a status is made of.
+   *
+   * @param configurationProblems every part of the configuration that cannot be used
+   * @param unresolvedRefs those of them that are referenced Secrets and ConfigMaps
+   */
   public record Observation(
       ReplicaPool pool,
       HealthPolicy policy,
       List<Row> rows,
       List<String> configurationProblems,
+      List<String> unresolvedRefs,
       String noMembersReason,
       DataPlaneSync sync,
       long snapshotVersion,
@@ -62,7 +67,8 @@ public final class StatusBuilder {
     o.rows().forEach(r -> status.endpoints.add(endpoint(r)));
 
     List<Condition> conditions = new ArrayList<>();
-    conditions.add(ready(o, registered, routable, generation, now));
+    conditions.addAll(
+        Readiness.conditions(o, o.unresolvedRefs(), registered, routable, generation, now));
     conditions.add(degraded(o, generation, now));
     conditions.add(synced(o, generation, now));
     if (pool.getSpec().capacity != null) {
@@ -126,32 +132,6 @@ public final class StatusBuilder {
         false,
         "Invalid",
         String.join("; ", o.configurationProblems()),
-        generation,
-        now);
-  }
-
-  private static Condition ready(
-      Observation o, int registered, int routable, long generation, String now) {
-    long pending = o.rows().stream().filter(r -> r.health().state() == MemberState.Pending).count();
-    String waiting = pending == 0 ? "" : " (" + pending + " pending their first probes)";
-    if (routable > 0) {
-      return Conditions.of(
-          Conditions.READY,
-          true,
-          "EndpointsRoutable",
-          routable + " of " + registered + " members routable" + waiting,
-          generation,
-          now);
-    }
-    String message =
-        registered == 0
-            ? (o.noMembersReason() == null ? "no members" : o.noMembersReason())
-            : "none of " + registered + " members is routable" + waiting;
-    return Conditions.of(
-        Conditions.READY,
-        false,
-        registered == 0 ? "NoMembers" : "NoRoutableEndpoints",
-        message,
         generation,
         now);
   }
@@ -238,7 +218,7 @@ public final class StatusBuilder {
       return Conditions.unknown(
           Conditions.DATA_PLANE_SYNCED,
           "NoDataPlanes",
-          noDataPlaneMessage(o.pool()),
+          Readiness.noDataPlaneMessage(o.pool()),
           generation,
           now);
     }
@@ -265,17 +245,5 @@ public final class StatusBuilder {
         s.atLatest() + "/" + s.total() + " data planes applied version " + s.version(),
         generation,
         now);
-  }
-
-  /** Names the pool's groups, since data planes of other groups never count for it. */
-  private static String noDataPlaneMessage(ReplicaPool pool) {
-    List<String> groups =
-        pool.getSpec() == null
-            ? List.of(ControlPlaneProtocol.DEFAULT_GROUP)
-            : pool.getSpec().dataPlaneGroupsOrDefault();
-    return "no data plane of "
-        + (groups.size() == 1 ? "group " : "the groups ")
-        + String.join(", ", groups)
-        + " is connected";
   }
 }

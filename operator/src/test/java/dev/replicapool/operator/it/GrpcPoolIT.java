@@ -12,6 +12,7 @@ import dev.replicapool.api.v1alpha1.HealthCheckType;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.UpstreamTls;
 import dev.replicapool.api.wire.PoolSnapshot;
@@ -100,6 +101,8 @@ class GrpcPoolIT {
     spec.appProtocol = protocol;
     spec.endpoints = new ArrayList<>();
     servers.forEach(s -> spec.endpoints.add(new StaticEndpoint("127.0.0.1", s.port())));
+    spec.route = new Route();
+    spec.route.hosts = List.of(name + ".local");
     spec.healthCheck.type = HealthCheckType.GRPC;
     spec.healthCheck.intervalMillis = 200;
     spec.healthCheck.timeoutMillis = 150;

@@ -3,6 +3,9 @@ package dev.replicapool.operator.it;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.CloseLater;
@@ -11,7 +14,10 @@ import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.Random;
 import java.util.function.Consumer;
 
 /** A real API server with the CRD installed, a namespace, and an operator running in-process. */
@@ -49,6 +55,34 @@ final class OperatorHarness implements AutoCloseable {
 
   static String conditionMessage(ReplicaPool pool, String type) {
     return ReplicaPools.conditionMessage(pool, type);
+  }
+
+  /**
+   * Connects a real control-plane client that applies every snapshot, as a data plane of the
+   * default group that accepts all: without a data plane no pool is Programmed, so none is Ready.
+   */
+  void connectAcceptingDataPlane() {
+    Vertx vertx = Vertx.vertx();
+    ControlPlaneClient dataPlane =
+        new ControlPlaneClient(
+            vertx,
+            ControlPlaneClient.Options.of(
+                "127.0.0.1", operator.controlPlanePort(), "test-token", "accepting-" + namespace),
+            new SnapshotApplier() {
+              @Override
+              public Future<Void> apply(PoolSnapshot snapshot) {
+                return Future.succeededFuture();
+              }
+
+              @Override
+              public Future<Void> remove(String pool, long version) {
+                return Future.succeededFuture();
+              }
+            },
+            new Random(1));
+    dataPlane.start();
+    closeLater(() -> vertx.close().await());
+    closeLater(() -> dataPlane.stop().await());
   }
 
   <T extends AutoCloseable> T closeLater(T c) {

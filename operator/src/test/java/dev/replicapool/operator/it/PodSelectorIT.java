@@ -10,6 +10,7 @@ import dev.replicapool.api.v1alpha1.MemberSource;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -36,6 +37,7 @@ class PodSelectorIT {
   @BeforeAll
   static void start() {
     h = new OperatorHarness("pods");
+    h.connectAcceptingDataPlane();
     port = ReplicaProcess.freePort("127.0.0.12");
   }
 
@@ -95,6 +97,8 @@ class PodSelectorIT {
     pool.getSpec().selector =
         new LabelSelectorBuilder().addToMatchLabels("app", "tracking").build();
     pool.getSpec().port = port;
+    pool.getSpec().route = new Route();
+    pool.getSpec().route.hosts = List.of("by-selector.local");
     pool.getSpec().healthCheck.intervalMillis = 200;
     pool.getSpec().healthCheck.timeoutMillis = 100;
     h.client.resource(pool).create();

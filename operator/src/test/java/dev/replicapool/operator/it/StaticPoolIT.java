@@ -10,6 +10,7 @@ import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.ReplicaProcess;
@@ -31,6 +32,7 @@ class StaticPoolIT {
   @BeforeAll
   static void start() {
     h = new OperatorHarness("static");
+    h.connectAcceptingDataPlane();
     for (String name : List.of("k1", "k2", "k3", "k4")) {
       replicas.add(
           h.closeLater(
@@ -52,6 +54,8 @@ class StaticPoolIT {
     for (ReplicaProcess r : members) {
       spec.endpoints.add(new StaticEndpoint(r.host(), r.port()));
     }
+    spec.route = new Route();
+    spec.route.hosts = List.of(name + ".local");
     spec.healthCheck.intervalMillis = 200;
     spec.healthCheck.timeoutMillis = 100;
     spec.healthCheck.unhealthyThreshold = 1;

@@ -10,6 +10,7 @@ import dev.replicapool.api.v1alpha1.Registration;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
+import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.Tls;
 import dev.replicapool.controlplane.ControlPlaneServer;
@@ -118,6 +119,7 @@ class ReplicaPoolReconcilerTest {
     prober = new Prober(vertx);
     server = new ControlPlaneServer(vertx, new ControlPlaneServer.Options("127.0.0.1", 0, "t"));
     publisher = new SnapshotPublisher(server);
+    dataPlanes = new DataPlaneSync(1, 1, 1, List.of());
     reconciler =
         new ReplicaPoolReconciler(
             clock,
@@ -140,6 +142,9 @@ class ReplicaPoolReconcilerTest {
     pool.getMetadata().setNamespace(namespace);
     pool.getMetadata().setGeneration(1L);
     pool.setSpec(new ReplicaPoolSpec());
+    // Reachable unless a test says otherwise: routed by Host, served by one data plane.
+    pool.getSpec().route = new Route();
+    pool.getSpec().route.hosts = List.of(name + ".local");
     spec.accept(pool.getSpec());
     return pool;
   }
@@ -210,7 +215,8 @@ class ReplicaPoolReconcilerTest {
         .containsExactly("127.0.0.1:9001", "127.0.0.1:9002");
     assertThat(condition(status, Conditions.READY).getMessage())
         .isEqualTo("2 of 2 members routable");
-    assertThat(condition(status, Conditions.DATA_PLANE_SYNCED).getStatus()).isEqualTo("Unknown");
+    assertThat(condition(status, Conditions.DATA_PLANE_SYNCED).getStatus()).isEqualTo("True");
+    assertThat(condition(status, Conditions.PROGRAMMED).getStatus()).isEqualTo("True");
     assertThat(condition(status, Conditions.CONFIGURATION_VALID).getStatus()).isEqualTo("True");
     assertThat(status.snapshotVersion).isEqualTo(publisher.version(name(pool))).isPositive();
     assertThat(control.getScheduleDelay()).contains(StatusWriter.REFRESH_MILLIS);

@@ -33,15 +33,17 @@ class StatusBuilderTest {
     pool.getMetadata().setGeneration(1L);
     pool.setSpec(new ReplicaPoolSpec());
     pool.getSpec().routing.panicThresholdPercent = panicThresholdPercent;
+    pool.getSpec().route = ReadinessTest.hosts("p.local");
     return StatusBuilder.build(
         new StatusBuilder.Observation(
             pool,
             HealthPolicy.from(pool.getSpec()),
             List.of(rows),
             new ArrayList<>(),
+            List.of(),
             null,
-            null,
-            0,
+            new StatusBuilder.DataPlaneSync(1, 1, 1, List.of()),
+            1,
             NOW));
   }
 
@@ -129,6 +131,7 @@ class StatusBuilderTest {
             HealthPolicy.from(pool.getSpec()),
             List.of(row(1, MemberState.Healthy)),
             problems,
+            List.of(),
             null,
             sync,
             42,
@@ -181,6 +184,13 @@ class StatusBuilderTest {
     assertThat(first.snapshotVersion).isEqualTo(42L);
     assertThat(first.conditions)
         .extracting(Condition::getType)
-        .containsExactly("Ready", "Degraded", "DataPlaneSynced", "ConfigurationValid");
+        .containsExactly(
+            "Ready",
+            "Accepted",
+            "ResolvedRefs",
+            "Programmed",
+            "Degraded",
+            "DataPlaneSynced",
+            "ConfigurationValid");
   }
 }
