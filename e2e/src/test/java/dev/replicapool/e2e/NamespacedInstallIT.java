@@ -267,10 +267,12 @@ class NamespacedInstallIT extends ApiServerTestBase {
               assertThat(p.getStatus())
                   .as("status written by the operator (log:\n%s)", operator.output())
                   .isNotNull();
+              // Probed and written routable; no data plane runs here, so not Ready.
+              assertThat(p.getStatus().routable).isEqualTo(1);
               assertThat(p.getStatus().conditions)
-                  .filteredOn(c -> c.getType().equals("Ready"))
-                  .extracting(Condition::getStatus)
-                  .containsExactly("True");
+                  .filteredOn(c -> c.getType().equals("Programmed"))
+                  .extracting(Condition::getReason)
+                  .containsExactly("NoDataPlanes");
             });
     // The pool outside stays untouched, and the operator logged no forbidden call.
     await()

@@ -13,9 +13,9 @@ import java.util.OptionalLong;
  * #onSelfReported}, {@link #onDraining}, {@link #tick}) each return the transition they caused, if
  * any. This class decides the transitions; what the probes say is kept by {@link ProbeSignals},
  * what holds a member down by {@link DownCauses}, the hold and the ramp by {@link Recovery}, and
- * the weight (0 unless Healthy or Degraded) is {@link WeightPolicy}'s formula. A little past 300
- * lines: the rules below and the synchronized read side take half; the transitions stay in one
- * place so that they can be checked against the rules.
+ * the weight (0 unless Healthy or Degraded) is {@link WeightPolicy}'s formula. About 350 lines: the
+ * rules below and the synchronized read side take half; the transitions stay in one place so that
+ * they can be checked against the rules.
  *
  * <ul>
  *   <li>A member that joins ({@link #joining}) is Pending, weight 0, until {@code healthyThreshold}
