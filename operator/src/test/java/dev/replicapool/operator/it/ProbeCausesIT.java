@@ -1,6 +1,7 @@
 package dev.replicapool.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.AppProtocol;
 import dev.replicapool.api.v1alpha1.CaCertificateSource;
@@ -19,6 +20,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Each kind of probe failure against a real server, as a user reads it: the words in the member's
  * status message and in its Warning Event, and the cause label of the probe counter. An operator on
  * a real API server probes real replica processes (sample replica, with its /admin/ switches), a
- * closed port, and a grpc-java TLS server whose certificate names another host.
+ * closed port, and grpc-java TLS servers whose certificate names another host, was signed by a CA
+ * the pool does not trust, or has expired.
  */
 class ProbeCausesIT {
   static OperatorHarness h;
@@ -88,7 +91,7 @@ class ProbeCausesIT {
 
   /** A Warning Event of the pool that says {@code words}, within 30 s. */
   static void awaitWarning(String pool, String words) {
-    org.awaitility.Awaitility.await()
+    await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
@@ -119,7 +122,7 @@ class ProbeCausesIT {
   }
 
   static void awaitFailureCounted(String pool, String cause) {
-    org.awaitility.Awaitility.await()
+    await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
@@ -203,34 +206,67 @@ class ProbeCausesIT {
     awaitFailureCounted("grpc", "grpc_status");
   }
 
-  @Test
-  void aCertificateForAnotherName() throws Exception {
-    TestCertificates certs = new TestCertificates(dir);
-    GrpcHealthServer server = h.closeLater(GrpcHealthServer.tls(certs, false));
+  /** A gRPC-over-TLS pool of {@code server}, verified against the CA in ConfigMap {@code ca}. */
+  static void tlsPool(String name, GrpcHealthServer server, String caPem, String serverName) {
     h.client
         .configMaps()
         .inNamespace(h.namespace)
         .resource(
             new ConfigMapBuilder()
                 .withNewMetadata()
-                .withName("names-ca")
+                .withName(name + "-ca")
                 .endMetadata()
-                .addToData("ca.crt", certs.pem(certs.caCert))
+                .addToData("ca.crt", caPem)
                 .build())
         .create();
-    ReplicaPool pool = pool("wrong-name", "127.0.0.1", server.port());
+    ReplicaPool pool = pool(name, "127.0.0.1", server.port());
     pool.getSpec().appProtocol = AppProtocol.HTTPS;
     pool.getSpec().healthCheck.type = HealthCheckType.GRPC;
     pool.getSpec().upstreamTls = new UpstreamTls();
     pool.getSpec().upstreamTls.ca = new CaCertificateSource();
-    pool.getSpec().upstreamTls.ca.configMapName = "names-ca";
-    // The certificate names tracking.internal and 127.0.0.1, not this.
-    pool.getSpec().upstreamTls.serverName = "billing.internal";
+    pool.getSpec().upstreamTls.ca.configMapName = name + "-ca";
+    pool.getSpec().upstreamTls.serverName = serverName;
     h.client.resource(pool).create();
+  }
+
+  static TestCertificates certs() throws Exception {
+    return new TestCertificates(Files.createTempDirectory(dir, "certs"));
+  }
+
+  @Test
+  void aCertificateForAnotherName() throws Exception {
+    TestCertificates certs = certs();
+    GrpcHealthServer server = h.closeLater(GrpcHealthServer.tls(certs, false));
+    // The certificate names tracking.internal and 127.0.0.1, not this.
+    tlsPool("wrong-name", server, certs.pem(certs.caCert), "billing.internal");
 
     awaitMemberMessage("wrong-name", MemberState.Unhealthy, "never answered");
     awaitMemberMessage("wrong-name", MemberState.Unhealthy, "TLS: certificate for another name");
     awaitWarning("wrong-name", "TLS: certificate for another name");
     awaitFailureCounted("wrong-name", "tls_name");
+  }
+
+  @Test
+  void aCertificateSignedByAnotherCa() throws Exception {
+    TestCertificates certs = certs();
+    GrpcHealthServer server = h.closeLater(GrpcHealthServer.tls(certs, false));
+    tlsPool("untrusted", server, certs.pem(certs.otherCaCert), "tracking.internal");
+
+    awaitMemberMessage("untrusted", MemberState.Unhealthy, "TLS: untrusted certificate");
+    awaitWarning("untrusted", "TLS: untrusted certificate");
+    awaitFailureCounted("untrusted", "tls_untrusted");
+  }
+
+  @Test
+  void anExpiredCertificate() throws Exception {
+    TestCertificates certs = certs();
+    Path expired = certs.expiredServerCert();
+    GrpcHealthServer server =
+        h.closeLater(GrpcHealthServer.tls(expired, certs.dir.resolve("expired.key")));
+    tlsPool("expired", server, certs.pem(certs.caCert), "tracking.internal");
+
+    awaitMemberMessage("expired", MemberState.Unhealthy, "TLS: certificate expired");
+    awaitWarning("expired", "TLS: certificate expired");
+    awaitFailureCounted("expired", "tls_expired");
   }
 }

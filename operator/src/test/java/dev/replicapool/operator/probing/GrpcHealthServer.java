@@ -42,6 +42,13 @@ public final class GrpcHealthServer implements AutoCloseable {
     return new GrpcHealthServer(InsecureServerCredentials.create(), false);
   }
 
+  /** TLS with this certificate and key, no client certificate asked for. */
+  public static GrpcHealthServer tls(java.nio.file.Path cert, java.nio.file.Path key)
+      throws IOException {
+    return new GrpcHealthServer(
+        TlsServerCredentials.newBuilder().keyManager(cert.toFile(), key.toFile()).build(), true);
+  }
+
   /** TLS with the test certificates; with {@code requireClientCert}, mutual TLS. */
   public static GrpcHealthServer tls(TestCertificates certs, boolean requireClientCert)
       throws IOException {

@@ -97,6 +97,74 @@ public final class TestCertificates {
         ext.toString());
   }
 
+  /**
+   * A server certificate for tracking.internal and 127.0.0.1, signed by {@link #caCert}, that
+   * expired in 2020: its key is {@link #serverKey}'s sibling "expired.key". Made on demand with
+   * {@code openssl ca}, the one openssl 3.0 command that takes a validity in the past.
+   */
+  public Path expiredServerCert() throws IOException, InterruptedException {
+    Path cert = dir.resolve("expired.crt");
+    Path key = dir.resolve("expired.key");
+    Path csr = dir.resolve("expired.csr");
+    Path ext = dir.resolve("expired.ext");
+    Path conf = dir.resolve("expired-ca.conf");
+    Files.writeString(ext, "subjectAltName=DNS:tracking.internal,IP:127.0.0.1\n");
+    Files.writeString(dir.resolve("index.txt"), "");
+    Files.writeString(dir.resolve("serial"), "1000\n");
+    Files.writeString(
+        conf,
+        String.join(
+            "\n",
+            "[ca]",
+            "default_ca = test",
+            "[test]",
+            "database = " + dir.resolve("index.txt"),
+            "new_certs_dir = " + dir,
+            "serial = " + dir.resolve("serial"),
+            "default_md = sha256",
+            "policy = any",
+            "[any]",
+            "commonName = supplied",
+            ""));
+    openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key.toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        "/CN=expired");
+    Path pk8 = dir.resolve("expired.pk8");
+    openssl("pkcs8", "-topk8", "-nocrypt", "-in", key.toString(), "-out", pk8.toString());
+    Files.move(pk8, key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    openssl(
+        "ca",
+        "-batch",
+        "-notext",
+        "-config",
+        conf.toString(),
+        "-cert",
+        caCert.toString(),
+        "-keyfile",
+        dir.resolve("ca.key").toString(),
+        "-in",
+        csr.toString(),
+        "-out",
+        cert.toString(),
+        "-startdate",
+        "20200101000000Z",
+        "-enddate",
+        "20200102000000Z",
+        "-extfile",
+        ext.toString());
+    return cert;
+  }
+
   private static void openssl(String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of("openssl"));
     cmd.addAll(List.of(args));
