@@ -309,6 +309,11 @@ public final class ControlPlaneServer {
     return hub.syncState(pool);
   }
 
+  /** Pools whose latest frame is a snapshot (not a removal), sorted. */
+  public Set<String> publishedPools() {
+    return hub.publishedPools();
+  }
+
   /** Node names of the connected data planes (after their hello), in connection order. */
   public List<String> dataPlanes() {
     return hub.dataPlanes();

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -123,6 +124,22 @@ final class StreamHub {
         }
       }
       return entry.version();
+    }
+  }
+
+  /** Pools whose latest entry is a snapshot, not a removal. */
+  Set<String> publishedPools() {
+    synchronized (lock) {
+      Set<String> live = new TreeSet<>();
+      store
+          .entries()
+          .forEach(
+              (pool, e) -> {
+                if (!e.removed()) {
+                  live.add(pool);
+                }
+              });
+      return live;
     }
   }
 
