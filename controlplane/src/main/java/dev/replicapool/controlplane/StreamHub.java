@@ -1,6 +1,7 @@
 package dev.replicapool.controlplane;
 
 import dev.replicapool.api.wire.StreamMessage;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,13 +38,19 @@ final class StreamHub {
       Map<String, SyncState> after) {}
 
   private final Object lock = new Object();
+  private final LongSupplier clockMillis;
   private final SnapshotStore store;
+
+  /** The Host names and port of each pool's latest version (none for a removal). */
+  private final Map<String, RouteClaims> latestClaims = new HashMap<>();
+
   private final AckLedger<DataPlaneConnection> ledger = new AckLedger<>();
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
   private boolean initialSyncDone;
   private boolean everyPoolPublished;
 
   StreamHub(LongSupplier clockMillis) {
+    this.clockMillis = clockMillis;
     this.store = new SnapshotStore(clockMillis);
   }
 
@@ -87,7 +94,7 @@ final class StreamHub {
    *
    * @return false (nothing stored or sent) when the version is not above the pool's last one
    */
-  boolean publish(String pool, long version, String frame, Set<String> groups) {
+  boolean publish(String pool, long version, String frame, Set<String> groups, RouteClaims claims) {
     synchronized (lock) {
       SnapshotStore.Entry old = store.get(pool);
       SnapshotStore.Entry entry = store.publish(pool, version, frame, groups);
@@ -99,8 +106,10 @@ final class StreamHub {
             old.version());
         return false;
       }
+      latestClaims.put(pool, claims);
       String removal = null;
       for (DataPlaneConnection c : ledger.keys()) {
+        c.retry.settled(pool); // this version replaces any it rejected
         if (entry.groups().contains(c.group)) {
           c.send(entry, pool);
         } else if (c.holding.remove(pool)) {
@@ -118,7 +127,9 @@ final class StreamHub {
   long remove(String pool) {
     synchronized (lock) {
       SnapshotStore.Entry entry = store.remove(pool);
+      latestClaims.put(pool, RouteClaims.NONE);
       for (DataPlaneConnection c : ledger.keys()) {
+        c.retry.settled(pool);
         if (entry.groups().contains(c.group) || c.holding.contains(pool)) {
           c.send(entry, pool);
         }
@@ -218,17 +229,78 @@ final class StreamHub {
         return;
       }
       before = syncStateLocked(pool);
+      SnapshotStore.Entry latest = store.get(pool);
+      long now = clockMillis.getAsLong();
       if (m.type() == StreamMessage.Type.ack) {
         ledger.ack(c, pool, version);
+        applied(c, pool, version, latest, now);
       } else {
         String error = UntrustedText.sanitize(m.error());
-        ledger.nack(c, pool, version, error);
-        log.warn("data plane {} rejected {} version {}: {}", c.node, pool, version, error);
+        if (ledger.nack(c, pool, version, error)) {
+          log.warn("data plane {} rejected {} version {}: {}", c.node, pool, version, error);
+        }
+        if (version == latest.version() && !latest.removed()) {
+          c.retry.rejected(pool, now);
+        }
       }
+      sendRejectedAgain(c, now);
       after = syncStateLocked(pool);
     }
     if (!before.equals(after)) {
       fire(pool);
+    }
+  }
+
+  /**
+   * Notes what a data plane now runs of a pool; when that gave up a host or port (the pool moved
+   * off it, or was removed), what the data plane rejected may fit now and is due again at once.
+   */
+  private void applied(
+      DataPlaneConnection c, String pool, long version, SnapshotStore.Entry latest, long now) {
+    if (version >= latest.version()) {
+      c.retry.settled(pool);
+    }
+    // An older version's claims are not kept: count it as giving up what was there.
+    RouteClaims claims = version == latest.version() ? latestClaims.get(pool) : null;
+    RouteClaims before =
+        claims == null || claims.equals(RouteClaims.NONE)
+            ? c.claims.remove(pool)
+            : c.claims.put(pool, claims);
+    if (before != null && (claims == null || before.givesUpFor(claims))) {
+      c.retry.freed(now);
+    }
+  }
+
+  /** Sends again, together, the pools a data plane rejected, when their retry is due. */
+  private void sendRejectedAgain(DataPlaneConnection c, long now) {
+    Set<String> due = c.retry.due(now);
+    if (due.isEmpty()) {
+      return;
+    }
+    int sent = 0;
+    for (String pool : due) {
+      SnapshotStore.Entry e = store.get(pool);
+      if (e == null || e.removed() || !e.groups().contains(c.group)) {
+        c.retry.settled(pool);
+        continue;
+      }
+      c.send(e, pool);
+      sent++;
+    }
+    if (sent > 0) {
+      log.info("sending data plane {} again {} pool(s) it rejected: {}", c.node, sent, due);
+    }
+  }
+
+  /** Sends every data plane the rejected pools whose retry is due (called on a timer). */
+  void retryRejected() {
+    synchronized (lock) {
+      long now = clockMillis.getAsLong();
+      for (DataPlaneConnection c : ledger.keys()) {
+        if (!c.closed) {
+          sendRejectedAgain(c, now);
+        }
+      }
     }
   }
 
