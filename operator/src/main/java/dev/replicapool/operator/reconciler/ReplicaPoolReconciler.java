@@ -159,14 +159,15 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   }
 
   /**
-   * A reconcile threw: the status says so in a condition, and JOSDK retries. When it threw because
-   * the pool was deleted meanwhile (its status write found nothing), that is no failure: the pool
-   * is forgotten at once and neither a status nor a retry follows.
+   * A reconcile threw: the status says so in a condition, and JOSDK retries. When the pool was
+   * deleted meanwhile (its status write found nothing, typically), that is no failure: the pool is
+   * forgotten at once and neither a status nor a retry follows ({@link PoolPresence} says why this
+   * cannot wait for the delete event's reconcile).
    */
   @Override
   public ErrorStatusUpdateControl<ReplicaPool> updateErrorStatus(
       ReplicaPool pool, Context<ReplicaPool> context, Exception e) {
-    if (PoolPresence.deletedDuring(pool, context.getClient(), e)) {
+    if (PoolPresence.deletedDuring(pool, context.getClient())) {
       log.debug(
           "{} was deleted during its reconcile", PoolRegistry.name(ResourceID.fromResource(pool)));
       forget(pool);
