@@ -1,7 +1,6 @@
 package dev.replicapool.controlplane;
 
 import dev.replicapool.api.wire.StreamMessage;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * SnapshotStore}), the admitted connections with what each acknowledged ({@link AckLedger}) and
  * what each was sent, under one lock, since every decision reads all of them at once. Tells the
  * {@link ControlPlaneServer#onSyncChange} listeners, outside the lock, each pool whose {@link
- * SyncState} a change moved.
+ * SyncState} a change moved. Rejected snapshots are sent again through {@link RejectedResend}.
+ *
+ * <p>A few lines past 300: every method that takes the lock is here, so that what it guards stays
+ * in one place; the decisions are in the parts named above.
  */
 final class StreamHub {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
@@ -41,8 +43,7 @@ final class StreamHub {
   private final LongSupplier clockMillis;
   private final SnapshotStore store;
 
-  /** The Host names and port of each pool's latest version (none for a removal). */
-  private final Map<String, RouteClaims> latestClaims = new HashMap<>();
+  private final RejectedResend resend = new RejectedResend();
 
   private final AckLedger<DataPlaneConnection> ledger = new AckLedger<>();
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
@@ -106,10 +107,9 @@ final class StreamHub {
             old.version());
         return false;
       }
-      latestClaims.put(pool, claims);
+      resend.replaced(pool, claims, ledger.keys());
       String removal = null;
       for (DataPlaneConnection c : ledger.keys()) {
-        c.retry.settled(pool); // this version replaces any it rejected
         if (entry.groups().contains(c.group)) {
           c.send(entry, pool);
         } else if (c.holding.remove(pool)) {
@@ -127,9 +127,8 @@ final class StreamHub {
   long remove(String pool) {
     synchronized (lock) {
       SnapshotStore.Entry entry = store.remove(pool);
-      latestClaims.put(pool, RouteClaims.NONE);
+      resend.replaced(pool, RouteClaims.NONE, ledger.keys());
       for (DataPlaneConnection c : ledger.keys()) {
-        c.retry.settled(pool);
         if (entry.groups().contains(c.group) || c.holding.contains(pool)) {
           c.send(entry, pool);
         }
@@ -233,62 +232,19 @@ final class StreamHub {
       long now = clockMillis.getAsLong();
       if (m.type() == StreamMessage.Type.ack) {
         ledger.ack(c, pool, version);
-        applied(c, pool, version, latest, now);
+        resend.acked(c, pool, version, latest, now);
       } else {
         String error = UntrustedText.sanitize(m.error());
         if (ledger.nack(c, pool, version, error)) {
           log.warn("data plane {} rejected {} version {}: {}", c.node, pool, version, error);
         }
-        if (version == latest.version() && !latest.removed()) {
-          c.retry.rejected(pool, now);
-        }
+        resend.nacked(c, pool, version, latest, now);
       }
-      sendRejectedAgain(c, now);
+      resend.sendDue(c, store, now);
       after = syncStateLocked(pool);
     }
     if (!before.equals(after)) {
       fire(pool);
-    }
-  }
-
-  /**
-   * Notes what a data plane now runs of a pool; when that gave up a host or port (the pool moved
-   * off it, or was removed), what the data plane rejected may fit now and is due again at once.
-   */
-  private void applied(
-      DataPlaneConnection c, String pool, long version, SnapshotStore.Entry latest, long now) {
-    if (version >= latest.version()) {
-      c.retry.settled(pool);
-    }
-    // An older version's claims are not kept: count it as giving up what was there.
-    RouteClaims claims = version == latest.version() ? latestClaims.get(pool) : null;
-    RouteClaims before =
-        claims == null || claims.equals(RouteClaims.NONE)
-            ? c.claims.remove(pool)
-            : c.claims.put(pool, claims);
-    if (before != null && (claims == null || before.givesUpFor(claims))) {
-      c.retry.freed(now);
-    }
-  }
-
-  /** Sends again, together, the pools a data plane rejected, when their retry is due. */
-  private void sendRejectedAgain(DataPlaneConnection c, long now) {
-    Set<String> due = c.retry.due(now);
-    if (due.isEmpty()) {
-      return;
-    }
-    int sent = 0;
-    for (String pool : due) {
-      SnapshotStore.Entry e = store.get(pool);
-      if (e == null || e.removed() || !e.groups().contains(c.group)) {
-        c.retry.settled(pool);
-        continue;
-      }
-      c.send(e, pool);
-      sent++;
-    }
-    if (sent > 0) {
-      log.info("sending data plane {} again {} pool(s) it rejected: {}", c.node, sent, due);
     }
   }
 
@@ -298,7 +254,7 @@ final class StreamHub {
       long now = clockMillis.getAsLong();
       for (DataPlaneConnection c : ledger.keys()) {
         if (!c.closed) {
-          sendRejectedAgain(c, now);
+          resend.sendDue(c, store, now);
         }
       }
     }

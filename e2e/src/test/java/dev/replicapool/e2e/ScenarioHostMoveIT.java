@@ -7,6 +7,7 @@ import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -108,11 +110,24 @@ class ScenarioHostMoveIT {
   }
 
   void setHosts(String pool, List<String> hosts) {
-    h.pool(pool)
-        .edit(
-            p -> {
-              p.getSpec().route.hosts = hosts;
-              return p;
+    edit(
+        pool,
+        p -> {
+          p.getSpec().route.hosts = hosts;
+          return p;
+        });
+  }
+
+  /** Edits the pool's spec, again when a status write of the operator came in between (409). */
+  void edit(String pool, UnaryOperator<ReplicaPool> change) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptionsMatching(
+            e -> e instanceof KubernetesClientException k && k.getCode() == 409)
+        .until(
+            () -> {
+              h.pool(pool).edit(change);
+              return true;
             });
   }
 
@@ -144,12 +159,12 @@ class ScenarioHostMoveIT {
                 assertThat(c.getMessage()).contains("host moved.local is already routed to pool");
               });
       // While rejected, Y loses a member: that change waits with the rest of Y's spec.
-      h.pool("my")
-          .edit(
-              p -> {
-                p.getSpec().endpoints = List.of(new StaticEndpoint(y1.host(), y1.port()));
-                return p;
-              });
+      edit(
+          "my",
+          p -> {
+            p.getSpec().endpoints = List.of(new StaticEndpoint(y1.host(), y1.port()));
+            return p;
+          });
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(
