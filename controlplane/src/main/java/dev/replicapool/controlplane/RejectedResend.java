@@ -71,7 +71,8 @@ final class RejectedResend {
       sent++;
     }
     if (sent > 0) {
-      log.info("sending data plane {} again {} pool(s) it rejected: {}", c.node, sent, due);
+      // Debug: a rejection that never heals is resent every few seconds; its NACK was logged once.
+      log.debug("sending data plane {} again {} pool(s) it rejected: {}", c.node, sent, due);
     }
   }
 }
