@@ -87,12 +87,16 @@ final class AckLedger<K> {
   /**
    * Records a NACK, replacing the data plane's earlier one for the pool; it counts until a version
    * at least as new is ACKed. Unknown keys are ignored.
+   *
+   * @return false when it repeats the data plane's last NACK of the pool (a retry rejected again)
    */
-  void nack(K key, String pool, long version, String error) {
+  boolean nack(K key, String pool, long version, String error) {
     DataPlane d = dataPlanes.get(key);
-    if (d != null) {
-      d.nacks.put(pool, new Nack(version, error));
+    if (d == null) {
+      return false;
     }
+    Nack nack = new Nack(version, error);
+    return !nack.equals(d.nacks.put(pool, nack));
   }
 
   /**

@@ -39,6 +39,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Per data plane (node name and connection) the server remembers the last ACKed version and
  *       the last NACK of each pool; {@link #syncState} sums that up for the pool's status and
  *       {@link #onSyncChange} tells when it changed.
+ *   <li>A data plane that rejects a pool's latest snapshot is sent it again until it applies or a
+ *       newer version replaces it ({@link NackRetry}: at once when that data plane gives up a host
+ *       or port, else with a backoff), every rejected pool of the data plane together, so that
+ *       pools that swap hosts apply in one batch.
  *   <li>Data planes may only send {@code hello}, {@code ack}, {@code nack} and {@code answers};
  *       anything else, malformed JSON or a binary frame closes that connection (never the server).
  * </ul>
@@ -153,8 +157,13 @@ public final class ControlPlaneServer {
   private final ServerSecurity security;
   private final StreamHub hub;
   private final FrameDispatcher dispatcher;
+
+  /** How often the rejected pools whose retry is due are looked for ({@link NackRetry}). */
+  static final long RETRY_TICK_MILLIS = 50;
+
   private final Object lock = new Object();
   private HttpServer server;
+  private long retryTimer = -1;
 
   public ControlPlaneServer(Vertx vertx, Options options) {
     this.vertx = Objects.requireNonNull(vertx);
@@ -192,6 +201,7 @@ public final class ControlPlaneServer {
             bound -> {
               synchronized (lock) {
                 server = bound;
+                retryTimer = vertx.setPeriodic(RETRY_TICK_MILLIS, id -> hub.retryRejected());
               }
               log.info(
                   "control-plane stream listening on {}:{} ({})",
@@ -215,6 +225,10 @@ public final class ControlPlaneServer {
     synchronized (lock) {
       s = server;
       server = null;
+      if (retryTimer >= 0) {
+        vertx.cancelTimer(retryTimer);
+        retryTimer = -1;
+      }
     }
     return s == null ? Future.succeededFuture() : s.close();
   }
@@ -281,7 +295,8 @@ public final class ControlPlaneServer {
       throw new IllegalArgumentException(
           "snapshot of " + snapshot.pool() + " exceeds " + ControlPlaneProtocol.MAX_FRAME_BYTES);
     }
-    return hub.publish(snapshot.pool(), snapshot.version(), frame, served);
+    return hub.publish(
+        snapshot.pool(), snapshot.version(), frame, served, RouteClaims.of(snapshot));
   }
 
   /**
@@ -307,6 +322,11 @@ public final class ControlPlaneServer {
    */
   public SyncState syncState(String pool) {
     return hub.syncState(pool);
+  }
+
+  /** Pools whose latest frame is a snapshot (not a removal), sorted. */
+  public Set<String> publishedPools() {
+    return hub.publishedPools();
   }
 
   /** Node names of the connected data planes (after their hello), in connection order. */

@@ -1,7 +1,9 @@
 package dev.replicapool.controlplane;
 
 import io.vertx.core.http.ServerWebSocket;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,12 @@ final class DataPlaneConnection {
 
   /** Pools whose snapshot this connection was sent and not told to remove since. */
   final Set<String> holding = new HashSet<>();
+
+  /** The Host names and port of each pool this data plane ACKed, as of the version it ACKed. */
+  final Map<String, RouteClaims> claims = new HashMap<>();
+
+  /** When the pools this data plane rejected are sent again. */
+  final NackRetry retry = new NackRetry();
 
   boolean closed;
 

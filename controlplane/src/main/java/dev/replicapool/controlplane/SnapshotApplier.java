@@ -45,10 +45,10 @@ public interface SnapshotApplier {
   Future<Void> remove(String pool, long version);
 
   /**
-   * Applies changes that arrived together, each judged as if applied one after the other in order,
-   * and answers each on its own: the i-th future is the i-th change's outcome. An applier that can
-   * make a burst cheaper (one table swap instead of one per change) overrides this; the default
-   * applies them one at a time.
+   * Applies changes that arrived together and answers each on its own: the i-th future is the i-th
+   * change's outcome. The default applies them one after the other in order; an applier may judge
+   * them together instead (one table swap for a burst, a host one pool gives up taken by another
+   * whatever their order, two pools swapping hosts).
    */
   default List<Future<Void>> applyAll(List<Change> changes) {
     List<Future<Void>> results = new ArrayList<>(changes.size());

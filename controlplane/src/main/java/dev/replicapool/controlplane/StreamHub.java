@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -18,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * SnapshotStore}), the admitted connections with what each acknowledged ({@link AckLedger}) and
  * what each was sent, under one lock, since every decision reads all of them at once. Tells the
  * {@link ControlPlaneServer#onSyncChange} listeners, outside the lock, each pool whose {@link
- * SyncState} a change moved.
+ * SyncState} a change moved. Rejected snapshots are sent again through {@link RejectedResend}.
+ *
+ * <p>A few lines past 300: every method that takes the lock is here, so that what it guards stays
+ * in one place; the decisions are in the parts named above.
  */
 final class StreamHub {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
@@ -36,13 +40,18 @@ final class StreamHub {
       Map<String, SyncState> after) {}
 
   private final Object lock = new Object();
+  private final LongSupplier clockMillis;
   private final SnapshotStore store;
+
+  private final RejectedResend resend = new RejectedResend();
+
   private final AckLedger<DataPlaneConnection> ledger = new AckLedger<>();
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
   private boolean initialSyncDone;
   private boolean everyPoolPublished;
 
   StreamHub(LongSupplier clockMillis) {
+    this.clockMillis = clockMillis;
     this.store = new SnapshotStore(clockMillis);
   }
 
@@ -86,7 +95,7 @@ final class StreamHub {
    *
    * @return false (nothing stored or sent) when the version is not above the pool's last one
    */
-  boolean publish(String pool, long version, String frame, Set<String> groups) {
+  boolean publish(String pool, long version, String frame, Set<String> groups, RouteClaims claims) {
     synchronized (lock) {
       SnapshotStore.Entry old = store.get(pool);
       SnapshotStore.Entry entry = store.publish(pool, version, frame, groups);
@@ -98,6 +107,7 @@ final class StreamHub {
             old.version());
         return false;
       }
+      resend.replaced(pool, claims, ledger.keys());
       String removal = null;
       for (DataPlaneConnection c : ledger.keys()) {
         if (entry.groups().contains(c.group)) {
@@ -117,12 +127,29 @@ final class StreamHub {
   long remove(String pool) {
     synchronized (lock) {
       SnapshotStore.Entry entry = store.remove(pool);
+      resend.replaced(pool, RouteClaims.NONE, ledger.keys());
       for (DataPlaneConnection c : ledger.keys()) {
         if (entry.groups().contains(c.group) || c.holding.contains(pool)) {
           c.send(entry, pool);
         }
       }
       return entry.version();
+    }
+  }
+
+  /** Pools whose latest entry is a snapshot, not a removal. */
+  Set<String> publishedPools() {
+    synchronized (lock) {
+      Set<String> live = new TreeSet<>();
+      store
+          .entries()
+          .forEach(
+              (pool, e) -> {
+                if (!e.removed()) {
+                  live.add(pool);
+                }
+              });
+      return live;
     }
   }
 
@@ -201,17 +228,35 @@ final class StreamHub {
         return;
       }
       before = syncStateLocked(pool);
+      SnapshotStore.Entry latest = store.get(pool);
+      long now = clockMillis.getAsLong();
       if (m.type() == StreamMessage.Type.ack) {
         ledger.ack(c, pool, version);
+        resend.acked(c, pool, version, latest, now);
       } else {
         String error = UntrustedText.sanitize(m.error());
-        ledger.nack(c, pool, version, error);
-        log.warn("data plane {} rejected {} version {}: {}", c.node, pool, version, error);
+        if (ledger.nack(c, pool, version, error)) {
+          log.warn("data plane {} rejected {} version {}: {}", c.node, pool, version, error);
+        }
+        resend.nacked(c, pool, version, latest, now);
       }
+      resend.sendDue(c, store, now);
       after = syncStateLocked(pool);
     }
     if (!before.equals(after)) {
       fire(pool);
+    }
+  }
+
+  /** Sends every data plane the rejected pools whose retry is due (called on a timer). */
+  void retryRejected() {
+    synchronized (lock) {
+      long now = clockMillis.getAsLong();
+      for (DataPlaneConnection c : ledger.keys()) {
+        if (!c.closed) {
+          resend.sendDue(c, store, now);
+        }
+      }
     }
   }
 

@@ -15,6 +15,8 @@ import io.javaoperatorsdk.operator.Operator;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Clock;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +35,7 @@ public final class ReplicaPoolOperator implements AutoCloseable {
   private final OperatorMetrics metrics;
   private final HttpServer admin;
   private final LeaderElection election;
+  private final ReplicaPoolReconciler reconciler;
   private final AtomicBoolean started = new AtomicBoolean();
 
   private ReplicaPoolOperator(
@@ -42,7 +45,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
       Operator operator,
       OperatorMetrics metrics,
       HttpServer admin,
-      LeaderElection election) {
+      LeaderElection election,
+      ReplicaPoolReconciler reconciler) {
     this.vertx = vertx;
     this.controlPlane = controlPlane;
     this.prober = prober;
@@ -50,6 +54,7 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     this.metrics = metrics;
     this.admin = admin;
     this.election = election;
+    this.reconciler = reconciler;
   }
 
   /** Starts everything and returns once the controller runs (or waits for leadership). */
@@ -71,7 +76,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
 
     HttpServer admin = serve(vertx, client, config, metrics, election, operator, initialSync);
     ReplicaPoolOperator op =
-        new ReplicaPoolOperator(vertx, controlPlane, prober, operator, metrics, admin, election);
+        new ReplicaPoolOperator(
+            vertx, controlPlane, prober, operator, metrics, admin, election, reconciler);
     op.started.set(true);
     log.info(
         "operator started: control plane on {}, admin on {}",
@@ -192,6 +198,18 @@ public final class ReplicaPoolOperator implements AutoCloseable {
   /** The prober's counters: probes in flight, started, timed out, skipped. */
   public Prober.Stats proberStats() {
     return prober.stats();
+  }
+
+  /**
+   * Every place a pool lives in this operator, by name ("namespace/name"): held by the reconciler,
+   * probed, published to the data planes. A deleted pool is in none of them.
+   */
+  public record PoolTraces(Set<String> reconciled, Set<String> probed, Set<String> published) {}
+
+  public PoolTraces poolTraces() {
+    Set<String> probed = new TreeSet<>();
+    prober.tracked().forEach(k -> probed.add(k.pool()));
+    return new PoolTraces(reconciler.pools(), probed, controlPlane.publishedPools());
   }
 
   @Override

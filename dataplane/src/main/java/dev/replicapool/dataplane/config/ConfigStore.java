@@ -8,8 +8,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
@@ -102,10 +104,11 @@ public final class ConfigStore implements SnapshotApplier {
   }
 
   /**
-   * Applies a burst of changes with one table swap: each change is checked against the table as the
-   * changes before it left it, and one that fails is NACKed alone. If an observer refuses the
-   * combined swap (a port that will not bind), the changes are retried one swap each, so that only
-   * the culprit is refused.
+   * Applies a burst of changes with one table swap. The changes are judged together ({@link
+   * #stageTogether}): a host or port that one pool of the burst gives up can go to another whatever
+   * their order, and two pools that swap hosts apply together. One that fails is NACKed alone. If
+   * an observer refuses the combined swap (a port that will not bind), the changes are retried one
+   * swap each, so that only the culprit is refused.
    */
   @Override
   public List<Future<Void>> applyAll(List<Change> changes) {
@@ -132,31 +135,22 @@ public final class ConfigStore implements SnapshotApplier {
             .otherwiseEmpty();
   }
 
+  /** The changes of a batch that fit together, in the editor that holds them. */
+  private record Staged(RoutingTable.Editor editor, List<Integer> accepted, Set<String> changed) {}
+
   /** Completes every promise; the returned future completes when all are. */
   private Future<Void> applyBatch(List<Change> changes, List<Promise<Void>> promises) {
     RoutingTable current = table.get();
-    RoutingTable.Editor editor = current.edit();
-    Set<String> changed = new LinkedHashSet<>();
-    List<Integer> accepted = new ArrayList<>();
-    for (int i = 0; i < changes.size(); i++) {
-      Change c = changes.get(i);
-      try {
-        if (stage(editor, c)) {
-          changed.add(c.pool());
-        }
-        accepted.add(i);
-      } catch (IllegalArgumentException e) {
-        promises.get(i).fail(e.getMessage());
-      } catch (RuntimeException e) {
-        promises.get(i).fail("data plane failed to apply: " + e);
-      }
-    }
-    if (changed.isEmpty()) {
+    Map<Integer, String> refused = new HashMap<>();
+    Staged staged = stageTogether(current, changes, refused);
+    refused.forEach((i, reason) -> promises.get(i).fail(reason));
+    List<Integer> accepted = staged.accepted();
+    if (staged.changed().isEmpty()) {
       accepted.forEach(i -> promises.get(i).complete());
       return Future.succeededFuture();
     }
-    RoutingTable next = editor.build();
-    return install(new TableObserver.Change(current, next, Set.copyOf(changed)))
+    RoutingTable next = staged.editor().build();
+    return install(new TableObserver.Change(current, next, Set.copyOf(staged.changed())))
         .transform(
             ar -> {
               if (ar.succeeded()) {
@@ -171,6 +165,45 @@ public final class ConfigStore implements SnapshotApplier {
             });
   }
 
+  /**
+   * Stages the changes as one: every pool of the batch first gives up its hosts and port, then each
+   * change takes its own. A change that does not fit is refused (its reason put in {@code refused})
+   * and the rest staged again from the table without it, its pool keeping what it had, which may
+   * refuse another; the set only shrinks, so this ends, usually after one round.
+   */
+  private Staged stageTogether(
+      RoutingTable current, List<Change> changes, Map<Integer, String> refused) {
+    Map<Integer, PoolRuntime> built = new HashMap<>();
+    while (true) {
+      RoutingTable.Editor editor = current.edit();
+      List<Integer> trying = new ArrayList<>();
+      for (int i = 0; i < changes.size(); i++) {
+        if (!refused.containsKey(i)) {
+          trying.add(i);
+          editor.remove(changes.get(i).pool());
+        }
+      }
+      Set<String> changed = new LinkedHashSet<>();
+      List<Integer> accepted = new ArrayList<>();
+      for (int i : trying) {
+        Change c = changes.get(i);
+        try {
+          if (stage(editor, current.pool(c.pool()), c, built, i)) {
+            changed.add(c.pool());
+          }
+          accepted.add(i);
+        } catch (IllegalArgumentException e) {
+          refused.put(i, e.getMessage());
+        } catch (RuntimeException e) {
+          refused.put(i, "data plane failed to apply: " + e);
+        }
+      }
+      if (accepted.size() == trying.size()) {
+        return new Staged(editor, accepted, changed);
+      }
+    }
+  }
+
   /** Which of the accepted changes did an observer refuse? One swap each tells. */
   private Future<Void> applyOneByOne(
       List<Change> changes, List<Promise<Void>> promises, List<Integer> accepted) {
@@ -183,21 +216,31 @@ public final class ConfigStore implements SnapshotApplier {
   }
 
   /**
-   * Checks one change and makes it in the editor.
+   * Checks one change and makes it in the editor, where its pool was already taken out.
    *
+   * @param existing the pool as the live table has it, null when new
+   * @param built the pools built in earlier rounds, by change index (checked and built once)
    * @return whether the table changes (removing an unknown pool does not)
    * @throws IllegalArgumentException with the NACK's reason
    */
-  private boolean stage(RoutingTable.Editor editor, Change c) {
-    PoolRuntime existing = editor.pool(c.pool());
+  private boolean stage(
+      RoutingTable.Editor editor,
+      PoolRuntime existing,
+      Change c,
+      Map<Integer, PoolRuntime> built,
+      int index) {
     if (c.isRemoval()) {
       SnapshotValidator.checkRemoval(existing, c.version());
-      editor.remove(c.pool());
       return existing != null;
     }
-    PoolSnapshot s = c.snapshot();
-    List<String> hosts = SnapshotValidator.check(s, existing, reservedPorts);
-    editor.put(pools.build(s, hosts, existing));
+    PoolRuntime pool = built.get(index);
+    if (pool == null) {
+      PoolSnapshot s = c.snapshot();
+      List<String> hosts = SnapshotValidator.check(s, existing, reservedPorts);
+      pool = pools.build(s, hosts, existing);
+      built.put(index, pool);
+    }
+    editor.put(pool);
     return true;
   }
 

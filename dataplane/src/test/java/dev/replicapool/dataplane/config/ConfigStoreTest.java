@@ -159,6 +159,58 @@ class ConfigStoreTest {
   }
 
   @Test
+  void aHostMovesInOneBatchWhateverTheOrderOfItsTwoPools() {
+    store.apply(snapshot("a/x", 1, List.of("h.example", "x.example"), null, m(1, 1))).await();
+
+    // Y takes h.example before X, later in the batch, gives it up.
+    List<Future<Void>> results =
+        store.applyAll(
+            List.of(
+                Change.apply(snapshot("a/y", 1, List.of("h.example"), null, m(2, 1))),
+                Change.apply(snapshot("a/x", 2, List.of("x.example"), null, m(1, 1)))));
+
+    assertThat(failure(results.get(0))).isNull();
+    assertThat(failure(results.get(1))).isNull();
+    assertThat(store.table().poolForHost("h.example").name()).isEqualTo("a/y");
+    assertThat(store.table().poolForHost("x.example").name()).isEqualTo("a/x");
+  }
+
+  @Test
+  void twoPoolsSwapHostsAndPortsInOneBatch() {
+    store.apply(snapshot("a/x", 1, List.of("one.example"), 18081, m(1, 1))).await();
+    store.apply(snapshot("a/y", 1, List.of("two.example"), 18082, m(2, 1))).await();
+
+    List<Future<Void>> results =
+        store.applyAll(
+            List.of(
+                Change.apply(snapshot("a/x", 2, List.of("two.example"), 18082, m(1, 1))),
+                Change.apply(snapshot("a/y", 2, List.of("one.example"), 18081, m(2, 1)))));
+
+    assertThat(failure(results.get(0))).isNull();
+    assertThat(failure(results.get(1))).isNull();
+    assertThat(store.table().poolForHost("one.example").name()).isEqualTo("a/y");
+    assertThat(store.table().poolForPort(18082).name()).isEqualTo("a/x");
+  }
+
+  @Test
+  void aSwapHalfOfWhichIsRefusedKeepsBothPoolsAsTheyWere() {
+    store.apply(snapshot("a/x", 1, List.of("one.example"), null, m(1, 1))).await();
+    store.apply(snapshot("a/y", 5, List.of("two.example"), null, m(2, 1))).await();
+
+    // Y's half is older than what runs: X may not take two.example, which Y keeps.
+    List<Future<Void>> results =
+        store.applyAll(
+            List.of(
+                Change.apply(snapshot("a/x", 2, List.of("two.example"), null, m(1, 1))),
+                Change.apply(snapshot("a/y", 3, List.of("one.example"), null, m(2, 1)))));
+
+    assertThat(failure(results.get(0))).isEqualTo("host two.example is already routed to pool a/y");
+    assertThat(failure(results.get(1))).contains("older than the applied 5");
+    assertThat(store.table().poolForHost("one.example").name()).isEqualTo("a/x");
+    assertThat(store.table().poolForHost("two.example").name()).isEqualTo("a/y");
+  }
+
+  @Test
   void whenAnObserverRefusesABurstOnlyTheCulpritIsRefused() {
     List<String> calls = new ArrayList<>();
     store.addObserver(

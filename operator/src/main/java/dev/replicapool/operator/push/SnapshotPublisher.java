@@ -20,7 +20,9 @@ import java.util.function.Consumer;
  * Turns a pool's members into a versioned {@link PoolSnapshot} and sends it to the data planes of
  * the pool's data-plane groups, only when something a data plane acts on changed or the groups
  * changed (a new version then moves the pool off the data planes that no longer serve it). Versions
- * come from the server, which keeps them growing across operator restarts.
+ * come from the server, which keeps them growing across operator restarts. Skipping an unchanged
+ * snapshot never strands a rejected one: the server sends a data plane the latest version it
+ * rejected again until it applies ({@code NackRetry} in the control plane).
  */
 public final class SnapshotPublisher {
   private final ControlPlaneServer server;

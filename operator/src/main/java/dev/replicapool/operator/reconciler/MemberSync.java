@@ -52,9 +52,9 @@ final class MemberSync {
     reportTransitions(pool, state);
   }
 
-  /** Stops probing a pool's members (the pool is gone). */
-  void untrackAll(PoolState state) {
-    state.members().forEach(t -> prober.untrack(state.name(), t.member().address()));
+  /** Stops probing every member of the pool (the pool is gone), known to its state or not. */
+  void untrackPool(String pool) {
+    prober.untrackPool(pool);
   }
 
   private void track(PoolState state, List<Member> members, ProbeSpec probeSpec) {

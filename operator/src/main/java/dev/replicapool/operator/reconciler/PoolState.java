@@ -37,6 +37,15 @@ final class PoolState {
   /** A member's state change, kept until the next reconcile reports it. */
   record MemberTransition(String address, Transition transition) {}
 
+  /**
+   * Whether the pool still exists. A pool's deletion is final: once {@link #retire}d, nothing
+   * publishes it again, whichever thread held the state when the pool was deleted.
+   */
+  enum Lifecycle {
+    LIVE,
+    DELETED
+  }
+
   private final ResourceID id;
   private final String name;
   private final Clock clock;
@@ -50,6 +59,7 @@ final class PoolState {
   private long lastStatusWriteMillis;
   private String lastRejection;
   private boolean panicking;
+  private Lifecycle lifecycle = Lifecycle.LIVE;
 
   PoolState(ResourceID id, Clock clock) {
     this.id = id;
@@ -64,6 +74,18 @@ final class PoolState {
   /** "namespace/name": how the prober, the publisher, the data planes and metrics name the pool. */
   String name() {
     return name;
+  }
+
+  synchronized boolean live() {
+    return lifecycle == Lifecycle.LIVE;
+  }
+
+  /**
+   * Marks the pool deleted. Callers that publish check {@link #live} under this monitor, so a
+   * publish either finished before this or sees the pool deleted.
+   */
+  synchronized void retire() {
+    lifecycle = Lifecycle.DELETED;
   }
 
   synchronized ReplicaPoolSpec spec() {

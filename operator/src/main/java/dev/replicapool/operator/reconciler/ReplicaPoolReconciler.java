@@ -23,7 +23,10 @@ import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInbound
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The control loop of a ReplicaPool: discover members, keep them probed, push the weighted set to
@@ -39,6 +42,7 @@ import java.util.function.Function;
  */
 @ControllerConfiguration(name = "replicapool", triggerReconcilerOnAllEvents = true)
 public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaPoolReconciler.class);
   private final Clock clock;
   private final Function<String, StatusBuilder.DataPlaneSync> syncState;
   private final OperatorMetrics metrics;
@@ -105,7 +109,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     long started = System.nanoTime();
     try {
       if (context.isPrimaryResourceDeleted()) {
-        forget(ResourceID.fromResource(pool));
+        forget(pool);
         return UpdateControl.noUpdate();
       }
       return reconcileLive(pool, context.getClient());
@@ -116,7 +120,11 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
 
   private UpdateControl<ReplicaPool> reconcileLive(ReplicaPool pool, KubernetesClient client) {
     long now = clock.millis();
-    PoolState state = pools.getOrCreate(ResourceID.fromResource(pool));
+    PoolState state =
+        pools.open(ResourceID.fromResource(pool), pool.getMetadata().getUid()).orElse(null);
+    if (state == null) {
+      return UpdateControl.noUpdate(); // a late reconcile of a deleted pool: leave no trace
+    }
     PoolObserver.Observed seen = observer.observe(pool, now);
     members.sync(pool, state, seen);
     long version = push.publish(pool, state, seen.pods(), client);
@@ -151,10 +159,21 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
             clock.instant()));
   }
 
-  /** A reconcile threw: the status says so in a condition, and JOSDK retries. */
+  /**
+   * A reconcile threw: the status says so in a condition, and JOSDK retries. When the pool was
+   * deleted meanwhile (its status write found nothing, typically), that is no failure: the pool is
+   * forgotten at once and neither a status nor a retry follows ({@link PoolPresence} says why this
+   * cannot wait for the delete event's reconcile).
+   */
   @Override
   public ErrorStatusUpdateControl<ReplicaPool> updateErrorStatus(
       ReplicaPool pool, Context<ReplicaPool> context, Exception e) {
+    if (PoolPresence.deletedDuring(pool, context.getClient())) {
+      log.debug(
+          "{} was deleted during its reconcile", PoolRegistry.name(ResourceID.fromResource(pool)));
+      forget(pool);
+      return ErrorStatusUpdateControl.<ReplicaPool>noStatusUpdate().withNoRetry();
+    }
     return statusWriter.failed(pool, e, clock.instant());
   }
 
@@ -180,10 +199,21 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     pools.find(pool).ifPresent(state -> memberChanges.propagateEvent(state.id()));
   }
 
-  private void forget(ResourceID id) {
-    pools.remove(id).ifPresent(members::untrackAll);
+  /**
+   * Forgets a deleted pool for good, in this order: its state is retired first (no probe result or
+   * late reconcile publishes it again), then its probes stop and the data planes are told.
+   */
+  private void forget(ReplicaPool pool) {
+    ResourceID id = ResourceID.fromResource(pool);
+    pools.retire(id, pool.getMetadata().getUid());
     String name = PoolRegistry.name(id);
+    members.untrackPool(name);
     push.remove(name);
     metrics.forget(name);
+  }
+
+  /** Names ("namespace/name") of the pools this reconciler holds state for. */
+  public Set<String> pools() {
+    return pools.names();
   }
 }

@@ -34,10 +34,19 @@ final class SnapshotPush {
     return version;
   }
 
-  /** Publishes what the pool's state holds now, e.g. after a probe changed a weight. */
+  /**
+   * Publishes what the pool's state holds now, e.g. after a probe changed a weight; nothing once
+   * the pool was deleted. Under the state's monitor, so that a probe result that raced the deletion
+   * cannot publish after the removal.
+   */
   long publish(PoolState state) {
-    return publisher.publish(
-        state.name(), state.spec(), state.memberSnapshots(), state.tls(), state.upstreamTls());
+    synchronized (state) {
+      if (!state.live()) {
+        return publisher.version(state.name());
+      }
+      return publisher.publish(
+          state.name(), state.spec(), state.memberSnapshots(), state.tls(), state.upstreamTls());
+    }
   }
 
   /** Tells the data planes the pool is gone. */

@@ -28,26 +28,70 @@ class PoolRegistryTest {
     return new Member("10.0.0.1", port, MemberSource.Pod, name, false, null, null);
   }
 
+  static final ResourceID WEB = new ResourceID("web", "shop");
+
+  PoolState open(String uid) {
+    return registry.open(WEB, uid).orElseThrow();
+  }
+
   @Test
   void aPoolIsFoundByItsResourceIdAndByItsNameOutsideJosdk() {
-    PoolState state = registry.getOrCreate(new ResourceID("web", "shop"));
-    assertThat(registry.getOrCreate(new ResourceID("web", "shop"))).isSameAs(state);
+    PoolState state = open("uid-1");
+    assertThat(registry.open(WEB, "uid-1")).containsSame(state);
     assertThat(registry.find("shop/web")).containsSame(state);
     assertThat(registry.find("shop/other")).isEmpty();
-    assertThat(registry.remove(new ResourceID("web", "shop"))).containsSame(state);
+    assertThat(registry.names()).containsExactly("shop/web");
+    assertThat(registry.retire(WEB, "uid-1")).containsSame(state);
+    assertThat(registry.find("shop/web")).isEmpty();
+    assertThat(registry.names()).isEmpty();
+  }
+
+  @Test
+  void aRetiredPoolIsDeletedForGood() {
+    PoolState state = open("uid-1");
+    assertThat(state.live()).isTrue();
+    registry.retire(WEB, "uid-1");
+    assertThat(state.live()).isFalse();
+    // A reconcile that was under way, or a retry, of the deleted pool opens nothing.
+    assertThat(registry.open(WEB, "uid-1")).isEmpty();
     assertThat(registry.find("shop/web")).isEmpty();
   }
 
   @Test
+  void aNewPoolOfADeletedPoolsNameIsANewPool() {
+    PoolState old = open("uid-1");
+    registry.retire(WEB, "uid-1");
+    PoolState fresh = open("uid-2");
+    assertThat(fresh).isNotSameAs(old);
+    assertThat(fresh.live()).isTrue();
+  }
+
+  @Test
+  void aDeletionSeenBeforeAnyReconcileStillBarsTheUid() {
+    assertThat(registry.retire(WEB, "uid-1")).isEmpty();
+    assertThat(registry.open(WEB, "uid-1")).isEmpty();
+  }
+
+  @Test
+  void onlyTheLastDeletedUidsAreKept() {
+    for (int i = 0; i <= PoolRegistry.DELETED_UIDS_KEPT; i++) {
+      registry.retire(WEB, "uid-" + i);
+    }
+    assertThat(registry.open(WEB, "uid-0")).isPresent();
+    registry.retire(WEB, "uid-0");
+    assertThat(registry.open(WEB, "uid-" + PoolRegistry.DELETED_UIDS_KEPT)).isEmpty();
+  }
+
+  @Test
   void aNameThatIsNoPoolNameFindsNothing() {
-    registry.getOrCreate(new ResourceID("web", "shop"));
+    open("uid-1");
     assertThat(registry.find("web")).isEmpty();
     assertThat(registry.find("")).isEmpty();
   }
 
   @Test
   void aPodIsRoutedToWhileAPoolOfItsNamespaceRoutesToIt() {
-    PoolState routes = registry.getOrCreate(new ResourceID("web", "shop"));
+    PoolState routes = open("uid-1");
     routes.sync(
         new ReplicaPoolSpec(),
         List.of(podMember("web-0", 1), podMember("web-1", 2)),

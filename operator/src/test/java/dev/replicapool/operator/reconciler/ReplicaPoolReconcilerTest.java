@@ -2,6 +2,7 @@ package dev.replicapool.operator.reconciler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.registration.LeaseConventions;
 import dev.replicapool.api.v1alpha1.MemberSource;
@@ -22,7 +23,9 @@ import dev.replicapool.operator.push.SnapshotPublisher;
 import dev.replicapool.operator.status.Conditions;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder.DataPlaneSync;
+import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
+import dev.replicapool.testing.ReplicaPools;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
@@ -33,6 +36,7 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.vertx.core.Vertx;
@@ -104,6 +108,9 @@ class ReplicaPoolReconcilerTest {
   @BeforeAll
   static void apiServer() {
     client = LocalKubeApiServer.get().newClient();
+    // Some tests store their pool: a failed reconcile asks the API server whether it still exists.
+    ReplicaPools.installCrd(
+        new Kubectl(LocalKubeApiServer.get().kubeConfigFile()), java.nio.file.Path.of("../crds/"));
     vertx = Vertx.vertx();
   }
 
@@ -426,9 +433,52 @@ class ReplicaPoolReconcilerTest {
     assertThat(server.latestVersion(name(pool))).isGreaterThan(published); // the removal
   }
 
+  /** The pool as the API server stored it (with its UID): it exists. */
+  ReplicaPool stored(ReplicaPool pool) {
+    ReplicaPool created = client.resource(pool).create();
+    pool.getMetadata().setUid(created.getMetadata().getUid());
+    return pool;
+  }
+
+  @Test
+  void aReconcileThatFailsBecauseItsPoolWasDeletedForgetsItWithoutAnErrorStatus() {
+    ReplicaPool pool =
+        stored(
+            pool(
+                "deleted-meanwhile",
+                s -> {
+                  s.endpoints = List.of(new StaticEndpoint("127.0.0.1", 9));
+                  s.healthCheck.intervalMillis = 60_000;
+                }));
+    reconcile(pool);
+    assertThat(prober.tracked()).hasSize(1);
+    client.resource(pool).withGracePeriod(0).delete();
+    await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> client.resource(pool).get() == null);
+
+    ErrorStatusUpdateControl<ReplicaPool> error =
+        reconciler.updateErrorStatus(
+            pool,
+            TestContext.of(client, pool),
+            new KubernetesClientException(
+                "replicapools \"deleted-meanwhile\" not found", 404, null));
+
+    assertThat(error.getResource()).isEmpty(); // no Reconciled=False write
+    assertThat(error.isNoRetry()).isTrue();
+    assertThat(error.isDefaultErrorProcessing()).isFalse();
+    assertThat(prober.tracked()).isEmpty();
+    assertThat(publisher.version(name(pool))).isZero();
+    assertThat(reconciler.pools()).doesNotContain(name(pool));
+    // A reconcile of the deleted pool still under way, or a retry, brings nothing back.
+    assertThat(reconcile(pool).isNoUpdate()).isTrue();
+    assertThat(reconciler.pools()).doesNotContain(name(pool));
+    assertThat(prober.tracked()).isEmpty();
+  }
+
   @Test
   void aFailedReconcileIsAConditionUntilOneSucceeds() {
-    ReplicaPool pool = selectorPool("failing");
+    ReplicaPool pool = stored(selectorPool("failing"));
     written(pool, reconcile(pool));
     inputs.failure = new IllegalStateException("the Pod cache is not synced");
     assertThatThrownBy(() -> reconcile(pool)).isSameAs(inputs.failure);
