@@ -23,34 +23,6 @@ public record SyncState(
     return dataPlanes > 0 && atLatestVersion == dataPlanes;
   }
 
-  /** How many connected data planes do not run the latest version (yet, or rejected it). */
-  public int notApplied() {
-    return Math.max(0, dataPlanes - atLatestVersion);
-  }
-
-  /**
-   * Why the latest spec does not run everywhere, fit for a condition message ("version V not
-   * applied on N of M data planes, because ..."); null when it runs on every connected one. A
-   * rejected version is sent again until it applies, so a rejection that goes away (another pool
-   * gave up the host) heals without a change of this pool.
-   */
-  public String notAppliedReason() {
-    if (dataPlanes == 0 || notApplied() == 0) {
-      return null;
-    }
-    String head =
-        "version "
-            + latestVersion
-            + " not applied on "
-            + notApplied()
-            + " of "
-            + dataPlanes
-            + " data planes";
-    return nacks.isEmpty()
-        ? head + " yet"
-        : head + ", because: " + String.join("; ", nacks) + " (retried until it applies)";
-  }
-
   /** A one-line summary fit for a condition message. */
   public String summary() {
     StringBuilder sb =

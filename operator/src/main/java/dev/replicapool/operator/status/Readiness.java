@@ -115,7 +115,11 @@ final class Readiness {
           Conditions.PROGRAMMED,
           false,
           REJECTED,
-          "no data plane applied version " + s.version() + "; " + refusals,
+          "no data plane applied version "
+              + s.version()
+              + "; "
+              + refusals
+              + " (sent again until it applies)",
           generation,
           now);
     }

@@ -233,7 +233,8 @@ public final class StatusBuilder {
               + " data planes rejected version "
               + s.version()
               + ": "
-              + String.join("; ", s.nacks()),
+              + String.join("; ", s.nacks())
+              + " (sent again until it applies)",
           generation,
           now);
     }

@@ -354,7 +354,8 @@ class ReplicaPoolReconcilerTest {
     assertThat(synced.getReason()).isEqualTo("Rejected");
     assertThat(synced.getMessage())
         .isEqualTo(
-            "1 of 1 data planes rejected version 5: dp-1 refused version 5: port 80 is in use");
+            "1 of 1 data planes rejected version 5: dp-1 refused version 5: port 80 is in use"
+                + " (sent again until it applies)");
 
     dataPlanes = new DataPlaneSync(1, 0, 6, List.of("dp-1 refused version 6: port 80 is in use"));
     reconcile(pool);
