@@ -20,7 +20,7 @@ class CrdInSyncTest {
 
   /** kubectl shows columns in CRD order; the generator sorts them by name. */
   static final List<String> COLUMN_ORDER =
-      List.of("Ready", "Registered", "Routable", "Policy", "Age");
+      List.of("Ready", "Registered", "Routable", "Degraded", "Policy", "Age");
 
   @Test
   void committedCrdMatchesTheJavaTypes() throws IOException {

@@ -45,7 +45,7 @@ class CrdOnApiServerIT extends ApiServerTestBase {
     assertThat(get.exitCode()).as(get.output()).isZero();
     String header = get.stdout().lines().findFirst().orElse("");
     assertThat(header.split("\\s+"))
-        .containsExactly("NAME", "READY", "REGISTERED", "ROUTABLE", "POLICY", "AGE");
+        .containsExactly("NAME", "READY", "REGISTERED", "ROUTABLE", "DEGRADED", "POLICY", "AGE");
     assertThat(get.stdout()).containsPattern("tracking\\s+.*RoundRobin");
 
     // The API server applied the schema's defaults.

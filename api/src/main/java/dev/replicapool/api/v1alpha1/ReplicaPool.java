@@ -34,6 +34,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
     jsonPath = ".status.routable",
     type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(
+    name = "Degraded",
+    jsonPath = ".status.degraded",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
     name = "Policy",
     jsonPath = ".spec.routing.policy",
     type = AdditionalPrinterColumn.Type.STRING)

@@ -21,6 +21,11 @@ public class ReplicaPoolStatus {
   public Integer routable;
 
   @JsonPropertyDescription(
+      "Routable members that are Degraded (slow, failing some requests or recovering): they get"
+          + " less traffic; their rows in endpoints say why.")
+  public Integer degraded;
+
+  @JsonPropertyDescription(
       "Ready (a request can reach a routable member: Accepted, ResolvedRefs and Programmed"
           + " True and a member routable), Accepted (the spec has a route), ResolvedRefs (its"
           + " TLS Secrets and CA ConfigMaps are usable), Programmed (a data plane applied the"
@@ -46,6 +51,7 @@ public class ReplicaPoolStatus {
     return Objects.equals(observedGeneration, s.observedGeneration)
         && Objects.equals(registered, s.registered)
         && Objects.equals(routable, s.routable)
+        && Objects.equals(degraded, s.degraded)
         && Objects.equals(conditions, s.conditions)
         && Objects.equals(endpoints, s.endpoints)
         && Objects.equals(capacity, s.capacity)

@@ -16,13 +16,19 @@ import java.util.List;
 
 /**
  * The last phase of a reconcile: decides whether the fresh status is written and when the pool is
- * reconciled again. A change a user must see is written at once, drift (weights, latencies) at most
- * every {@link #REFRESH_MILLIS}, an unchanged status never; the write is a status patch of a fresh
- * object, so nothing of the spec or metadata read at the start can be written back.
+ * reconciled again. A change a user must see is written at once, one a user reads (a message's
+ * words, a weight) at most every {@link #REFRESH_MILLIS}, figures that only drift (latencies, lease
+ * expiry times, versions) at most every {@link #DRIFT_REFRESH_MILLIS}, an unchanged status never
+ * ({@link StatusDiff}): so {@code kubectl get rp -w} prints changes, not a heartbeat. The write is
+ * a status patch of a fresh object, so nothing of the spec or metadata read at the start can be
+ * written back.
  */
 final class StatusWriter {
-  /** Status latencies and error rates drift between state changes; refresh them this often. */
+  /** How often the status may change for what a user reads but need not see at once. */
   static final long REFRESH_MILLIS = 5_000;
+
+  /** How often figures that drift all the time are brought up to date; metrics have them live. */
+  static final long DRIFT_REFRESH_MILLIS = 60_000;
 
   /** Kubernetes allows 32 KiB; a stack of wrapped causes is not worth that much status. */
   static final int MAX_ERROR_MESSAGE = 1024;
@@ -35,18 +41,19 @@ final class StatusWriter {
       long nowMillis) {
     long next = nextWakeUp(members, nowMillis);
     long sinceWrite = nowMillis - state.lastStatusWriteMillis();
-    UpdateControl<ReplicaPool> control;
-    if (status.equals(pool.getStatus())) {
-      control = UpdateControl.noUpdate();
-    } else if (!StatusDiff.significant(status, pool.getStatus()) && sinceWrite < REFRESH_MILLIS) {
-      // Only drift (weights, latencies): catch up at the next refresh, not on every probe.
-      control = UpdateControl.noUpdate();
-      next = Math.min(next, REFRESH_MILLIS - sinceWrite);
-    } else {
+    long wait =
+        switch (StatusDiff.classify(status, pool.getStatus())) {
+          case NONE -> Long.MAX_VALUE;
+          case DRIFT -> DRIFT_REFRESH_MILLIS - sinceWrite;
+          case NOTABLE -> REFRESH_MILLIS - sinceWrite;
+          case SIGNIFICANT -> 0;
+        };
+    if (wait <= 0) {
       state.statusWritten(nowMillis);
-      control = UpdateControl.patchStatus(withStatus(pool, status));
+      return UpdateControl.patchStatus(withStatus(pool, status)).rescheduleAfter(next);
     }
-    return control.rescheduleAfter(next);
+    // Catch up when the change is due, not on every probe that moves a figure.
+    return UpdateControl.<ReplicaPool>noUpdate().rescheduleAfter(Math.min(next, wait));
   }
 
   /**

@@ -64,6 +64,11 @@ public final class StatusBuilder {
     int routable = (int) o.rows().stream().filter(r -> r.health().routable()).count();
     status.registered = registered;
     status.routable = routable;
+    status.degraded =
+        (int)
+            o.rows().stream()
+                .filter(r -> r.health().routable() && r.health().state() == MemberState.Degraded)
+                .count();
     o.rows().forEach(r -> status.endpoints.add(endpoint(r)));
 
     List<Condition> conditions = new ArrayList<>();

@@ -5,26 +5,49 @@ import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
- * Tells a change a user must see at once (a count, a member's state, a condition's status or
- * reason, the generation) from drift that can wait for the next periodic refresh (weights,
- * latencies, error rates, lease expiry times, messages that quote them, snapshot versions). Writing
- * every drift would update the status a few times per second per pool.
+ * How much a fresh status differs from the stored one, so that {@code kubectl get rp -w} shows
+ * changes, not a heartbeat: what a user must see at once (a count, a member's state, a condition's
+ * status or reason, the generation), what a user reads and may wait a few seconds for (a message's
+ * words, a weight), and figures that drift all the time (latencies, error rates, lease expiry
+ * times, snapshot versions, the numbers inside a message).
  */
 public final class StatusDiff {
+  /** Ordered by urgency. */
+  public enum Change {
+    NONE,
+    DRIFT,
+    NOTABLE,
+    SIGNIFICANT
+  }
+
+  private static final Pattern FIGURES = Pattern.compile("[0-9]+(\\.[0-9]+)?");
+
   private StatusDiff() {}
 
-  public static boolean significant(ReplicaPoolStatus fresh, ReplicaPoolStatus stored) {
+  public static Change classify(ReplicaPoolStatus fresh, ReplicaPoolStatus stored) {
     if (stored == null) {
-      return true;
+      return Change.SIGNIFICANT;
     }
-    return !Objects.equals(fresh.observedGeneration, stored.observedGeneration)
+    if (fresh.equals(stored)) {
+      return Change.NONE;
+    }
+    if (!Objects.equals(fresh.observedGeneration, stored.observedGeneration)
         || !Objects.equals(fresh.registered, stored.registered)
         || !Objects.equals(fresh.routable, stored.routable)
+        || !Objects.equals(fresh.degraded, stored.degraded)
         || !Objects.equals(fresh.capacity, stored.capacity)
         || !sameConditions(fresh.conditions, stored.conditions)
-        || !sameMembers(fresh.endpoints, stored.endpoints);
+        || !sameMembers(fresh.endpoints, stored.endpoints)) {
+      return Change.SIGNIFICANT;
+    }
+    if (!sameConditionWords(fresh.conditions, stored.conditions)
+        || !sameNotableMemberDetails(fresh.endpoints, stored.endpoints)) {
+      return Change.NOTABLE;
+    }
+    return Change.DRIFT;
   }
 
   private static boolean sameConditions(List<Condition> a, List<Condition> b) {
@@ -38,6 +61,16 @@ public final class StatusDiff {
           || !Objects.equals(x.getStatus(), y.getStatus())
           || !Objects.equals(x.getReason(), y.getReason())
           || !Objects.equals(x.getObservedGeneration(), y.getObservedGeneration())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Called once the lists match by type: compares the words of their messages. */
+  private static boolean sameConditionWords(List<Condition> a, List<Condition> b) {
+    for (int i = 0; i < a.size(); i++) {
+      if (!sameWords(a.get(i).getMessage(), b.get(i).getMessage())) {
         return false;
       }
     }
@@ -60,5 +93,26 @@ public final class StatusDiff {
       }
     }
     return true;
+  }
+
+  /** Called once the lists match by member: a message's words, a weight (shown to 0.01). */
+  private static boolean sameNotableMemberDetails(List<EndpointStatus> a, List<EndpointStatus> b) {
+    for (int i = 0; i < a.size(); i++) {
+      EndpointStatus x = a.get(i);
+      EndpointStatus y = b.get(i);
+      if (!sameWords(x.message, y.message)
+          || (x.weight != null && y.weight != null && Math.abs(x.weight - y.weight) >= 0.005)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Two texts that differ at most in their figures ("2 probes failed" and "3 probes failed"). */
+  private static boolean sameWords(String a, String b) {
+    if (a == null || b == null) {
+      return a == b;
+    }
+    return FIGURES.matcher(a).replaceAll("#").equals(FIGURES.matcher(b).replaceAll("#"));
   }
 }

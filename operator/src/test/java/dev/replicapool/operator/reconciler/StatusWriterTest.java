@@ -50,6 +50,62 @@ class StatusWriterTest {
     assertThat(state.lastStatusWriteMillis()).isEqualTo(clock.millis());
   }
 
+  static ReplicaPoolStatus withMessage(String message) {
+    return withMessage(message, null);
+  }
+
+  static ReplicaPoolStatus withMessage(String message, Long snapshotVersion) {
+    ReplicaPoolStatus s = status(1);
+    s.conditions.get(0).setMessage(message);
+    s.snapshotVersion = snapshotVersion;
+    return s;
+  }
+
+  @Test
+  void aChangedWordWaitsForTheRefreshAndAChangedFigureForTheSlowerOne() {
+    writer.write(pool, withMessage("1 of 1 members routable"), state, List.of(), clock.millis());
+    pool.setStatus(withMessage("1 of 1 members routable"));
+
+    clock.step(1_000);
+    UpdateControl<ReplicaPool> figure =
+        writer.write(
+            pool, withMessage("1 of 2 members routable"), state, List.of(), clock.millis());
+    assertThat(figure.isNoUpdate()).isTrue();
+    UpdateControl<ReplicaPool> words =
+        writer.write(pool, withMessage("no member routable"), state, List.of(), clock.millis());
+    assertThat(words.isNoUpdate()).isTrue();
+    assertThat(words.getScheduleDelay()).contains(StatusWriter.REFRESH_MILLIS - 1_000);
+
+    clock.step(StatusWriter.REFRESH_MILLIS);
+    assertThat(
+            writer
+                .write(
+                    pool, withMessage("1 of 2 members routable"), state, List.of(), clock.millis())
+                .isNoUpdate())
+        .isTrue();
+    assertThat(
+            writer
+                .write(pool, withMessage("no member routable"), state, List.of(), clock.millis())
+                .isPatchStatus())
+        .isTrue();
+    pool.setStatus(withMessage("no member routable"));
+
+    clock.step(StatusWriter.DRIFT_REFRESH_MILLIS - 1);
+    assertThat(
+            writer
+                .write(
+                    pool, withMessage("no member routable", 9L), state, List.of(), clock.millis())
+                .isNoUpdate())
+        .isTrue();
+    clock.step(1);
+    assertThat(
+            writer
+                .write(
+                    pool, withMessage("no member routable", 9L), state, List.of(), clock.millis())
+                .isPatchStatus())
+        .isTrue();
+  }
+
   @Test
   void theNextReconcileComesAtTheFirstLeaseExpiryOrTheRefresh() {
     pool.setStatus(status(1));
