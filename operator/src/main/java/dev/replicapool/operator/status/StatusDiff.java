@@ -11,8 +11,9 @@ import java.util.regex.Pattern;
  * How much a fresh status differs from the stored one, so that {@code kubectl get rp -w} shows
  * changes, not a heartbeat: what a user must see at once (a count, a member's state, a condition's
  * status or reason, the generation), what a user reads and may wait a few seconds for (a message's
- * words, a weight), and figures that drift all the time (latencies, error rates, lease expiry
- * times, snapshot versions, the numbers inside a message).
+ * words, a weight, the snapshot version that tells whether an edit reached the data planes), and
+ * figures that drift all the time (latencies, error rates, lease expiry times, the numbers inside a
+ * message).
  */
 public final class StatusDiff {
   /** Ordered by urgency. */
@@ -43,7 +44,8 @@ public final class StatusDiff {
         || !sameMembers(fresh.endpoints, stored.endpoints)) {
       return Change.SIGNIFICANT;
     }
-    if (!sameConditionWords(fresh.conditions, stored.conditions)
+    if (!Objects.equals(fresh.snapshotVersion, stored.snapshotVersion)
+        || !sameConditionWords(fresh.conditions, stored.conditions)
         || !sameNotableMemberDetails(fresh.endpoints, stored.endpoints)) {
       return Change.NOTABLE;
     }

@@ -51,13 +51,14 @@ class StatusWriterTest {
   }
 
   static ReplicaPoolStatus withMessage(String message) {
-    return withMessage(message, null);
-  }
-
-  static ReplicaPoolStatus withMessage(String message, Long snapshotVersion) {
     ReplicaPoolStatus s = status(1);
     s.conditions.get(0).setMessage(message);
-    s.snapshotVersion = snapshotVersion;
+    return s;
+  }
+
+  static ReplicaPoolStatus withTransitionTime(String message, String time) {
+    ReplicaPoolStatus s = withMessage(message);
+    s.conditions.get(0).setLastTransitionTime(time);
     return s;
   }
 
@@ -94,14 +95,22 @@ class StatusWriterTest {
     assertThat(
             writer
                 .write(
-                    pool, withMessage("no member routable", 9L), state, List.of(), clock.millis())
+                    pool,
+                    withTransitionTime("no member routable", "later"),
+                    state,
+                    List.of(),
+                    clock.millis())
                 .isNoUpdate())
         .isTrue();
     clock.step(1);
     assertThat(
             writer
                 .write(
-                    pool, withMessage("no member routable", 9L), state, List.of(), clock.millis())
+                    pool,
+                    withTransitionTime("no member routable", "later"),
+                    state,
+                    List.of(),
+                    clock.millis())
                 .isPatchStatus())
         .isTrue();
   }
