@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The last handler of a client's HTTP/2 connection: what the frame codec found wrong with the
- * client's frames (a connection error; the codec has already sent GOAWAY and closes the connection)
- * and the connection's I/O errors (closed quietly) end here, instead of reaching the pipeline's
- * tail, which logs each with its stack trace. Malformed client input, however frequent, costs a
- * counter ({@code replicapool_client_protocol_errors_total}) and at most one log line a minute.
+ * client's frames (a connection error: the codec sends GOAWAY and closes the connection next) and
+ * the connection's I/O errors (quietly) end here, instead of reaching the pipeline's tail, which
+ * logs each with its stack trace. Malformed client input, however frequent, costs a counter ({@code
+ * replicapool_client_protocol_errors_total}) and at most one log line a minute.
  */
 @ChannelHandler.Sharable
 final class H2ConnectionErrors extends ChannelInboundHandlerAdapter {
@@ -33,8 +33,7 @@ final class H2ConnectionErrors extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof IOException) {
-      ctx.close(); // the client went away (reset by peer): nothing to report
-      return;
+      return; // the client went away (reset by peer): nothing to report
     }
     String error = cause instanceof Http2Exception e ? e.error().name() : "other";
     observer.clientProtocolError("h2", error);
@@ -47,6 +46,7 @@ final class H2ConnectionErrors extends ChannelInboundHandlerAdapter {
           cause.getMessage(),
           unlogged);
     }
-    ctx.close();
+    // Not closed here: the codec fires this before its GOAWAY, which must go out first; it
+    // closes the connection after.
   }
 }
