@@ -56,11 +56,11 @@ class RetrySafetyIT extends DataPlaneTestBase {
   }
 
   CrashingMember crashing() {
-    return new CrashingMember(vertx, "crash", true).start();
+    return new CrashingMember(vertx, "crash", CrashingMember.Mode.CRASH_AFTER_READ).start();
   }
 
   CrashingMember recording(String name) {
-    return new CrashingMember(vertx, name, false).start();
+    return new CrashingMember(vertx, name, CrashingMember.Mode.ANSWER).start();
   }
 
   void pool(String appProtocol, SnapshotBuilder b, CrashingMember crash, CrashingMember... others) {
@@ -128,6 +128,37 @@ class RetrySafetyIT extends DataPlaneTestBase {
     replayed.addAll(c3.received);
     assertThat(replayed).containsExactly(new Received("POST", "/orders", BODY));
     assertThat(a.body()).isIn("c2", "c3");
+  }
+
+  @Test
+  void anHttp2PostAMemberRefusedGoesToAnotherMemberWithItsBody() throws Exception {
+    CrashingMember refusing =
+        new CrashingMember(vertx, "refusing", CrashingMember.Mode.REFUSE_STREAM).start();
+    CrashingMember c2 = recording("c2");
+    startDataPlane();
+    pool("kubernetes.io/h2c", SnapshotBuilder.pool("shop/h2c"), refusing, c2);
+    Answer a = h2Post();
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.body()).isEqualTo("c2");
+    assertThat(refusing.received).containsExactly(new Received("POST", "/orders", BODY));
+    assertThat(c2.received).containsExactly(new Received("POST", "/orders", BODY));
+  }
+
+  @Test
+  void anHttp11BodylessPostAnH2cMemberRefusedGoesToAnotherMember() throws Exception {
+    CrashingMember refusing =
+        new CrashingMember(vertx, "refusing", CrashingMember.Mode.REFUSE_STREAM).start();
+    CrashingMember c2 = recording("c2");
+    startDataPlane();
+    pool("kubernetes.io/h2c", SnapshotBuilder.pool("shop/h2c"), refusing, c2);
+    RawHttp.Response r;
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      r = c.send("POST /ping HTTP/1.1\r\nHost: " + HOST + "\r\nContent-Length: 0\r\n\r\n");
+    }
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.header("x-replica")).isEqualTo("c2");
+    assertThat(refusing.received).containsExactly(new Received("POST", "/ping", ""));
+    assertThat(c2.received).containsExactly(new Received("POST", "/ping", ""));
   }
 
   @Test

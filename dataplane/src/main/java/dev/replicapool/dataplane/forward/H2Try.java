@@ -129,9 +129,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
       return;
     }
     deadlines.activity(fw.clock.getAsLong());
-    if (msg instanceof Http2ResetFrame r) {
-      reset(r);
-    } else if (msg instanceof Http2HeadersFrame h) {
+    if (msg instanceof Http2HeadersFrame h) {
       headers(h);
     } else if (msg instanceof Http2DataFrame d) {
       client.write(H2Frames.copy(d));
@@ -167,7 +165,11 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   @Override
   public void userEventTriggered(ChannelHandlerContext m, Object evt) {
-    if (evt instanceof Http2GoAwayFrame) {
+    // Netty's multiplexer hands a stream its RST_STREAM as an event, not a read.
+    if (evt instanceof Http2ResetFrame r && owner.carries(m.channel())) {
+      deadlines.activity(fw.clock.getAsLong());
+      reset(r);
+    } else if (evt instanceof Http2GoAwayFrame) {
       // Netty tells only the streams above the GOAWAY's last stream id: the member processed
       // none of them (RFC 9113 6.8), and the stream closes next.
       unprocessed = true;

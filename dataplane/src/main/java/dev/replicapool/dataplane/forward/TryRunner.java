@@ -193,7 +193,11 @@ final class TryRunner implements QueueSlot.Owner {
       return;
     }
     response.dropPartialHead();
-    tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+    if (request.closedUnprocessed()) {
+      tryLost(request.retryable(), Tries.Outcome.UNPROCESSED, "unprocessed");
+    } else {
+      tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+    }
   }
 
   /**
