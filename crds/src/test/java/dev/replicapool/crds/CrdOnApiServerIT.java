@@ -149,7 +149,11 @@ class CrdOnApiServerIT extends ApiServerTestBase {
         metadata: {name: bare-hedge, namespace: %s}
         spec:
           endpoints: [{host: 127.0.0.1, port: 8080}]
-          routing: {hedging: {delayPercentile: 95}, maxRequestsPerMember: 8, queue: {}}
+          routing:
+            hedging: {delayPercentile: 95}
+            maxRequestsPerMember: 8
+            queue: {}
+            idempotent: {methods: [PUT], grpcMethods: [/pkg.Things/Get, /grpc.health.v1.Health/*]}
         """
             .formatted(namespace);
     assertThat(kubectl.runWithInput(bare, "apply", "-f", "-").exitCode()).isZero();
@@ -170,6 +174,10 @@ class CrdOnApiServerIT extends ApiServerTestBase {
     assertThat(explain.stdout().replaceAll("\\s+", " "))
         .contains("delayPercentile")
         .contains("the first answer wins");
+    Kubectl.Result idempotent = kubectl.run("explain", "replicapool.spec.routing.idempotent");
+    assertThat(idempotent.stdout().replaceAll("\\s+", " "))
+        .contains("grpcMethods")
+        .contains("Default: GET, HEAD and OPTIONS only; no gRPC method");
     Kubectl.Result timeouts = kubectl.run("explain", "replicapool.spec.routing.timeouts");
     assertThat(timeouts.stdout().replaceAll("\\s+", " "))
         .contains("perTryMillis")
@@ -334,6 +342,21 @@ class CrdOnApiServerIT extends ApiServerTestBase {
             ok + "\n  routing: {hedging: {maxHedges: 2}}",
             "spec.routing.hedging",
             "set exactly one of delayMillis and delayPercentile"),
+        Arguments.of(
+            "an idempotent method in lower case",
+            ok + "\n  routing: {idempotent: {methods: [put]}}",
+            "spec.routing.idempotent.methods",
+            "methods must be upper-case HTTP method tokens"),
+        Arguments.of(
+            "a gRPC method without its service",
+            ok + "\n  routing: {idempotent: {grpcMethods: ['Check']}}",
+            "spec.routing.idempotent.grpcMethods",
+            "grpcMethods must be /package.Service/Method or /package.Service/*"),
+        Arguments.of(
+            "a gRPC method pattern with a partial wildcard",
+            ok + "\n  routing: {idempotent: {grpcMethods: ['/pkg.Things/Get*']}}",
+            "spec.routing.idempotent.grpcMethods",
+            "grpcMethods must be /package.Service/Method or /package.Service/*"),
         Arguments.of(
             "a negative in-flight limit",
             ok + "\n  routing: {maxRequestsPerMember: -1}",

@@ -14,6 +14,8 @@ import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A real grpc-java server with one method of each kind, speaking plain strings ({@link
@@ -44,6 +46,9 @@ final class GrpcEcho {
   final String name;
   final Server server;
 
+  /** The request message of every unary call this server took, in order. */
+  final List<String> unaryReceived = new CopyOnWriteArrayList<>();
+
   GrpcEcho(String name) throws IOException {
     this.name = name;
     ServerServiceDefinition service =
@@ -52,6 +57,7 @@ final class GrpcEcho {
                 UNARY,
                 ServerCalls.asyncUnaryCall(
                     (req, out) -> {
+                      unaryReceived.add(req);
                       out.onNext(name + ":" + req);
                       out.onCompleted();
                     }))

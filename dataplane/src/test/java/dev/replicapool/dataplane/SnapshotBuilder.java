@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane;
 
 import dev.replicapool.api.v1alpha1.Hedging;
+import dev.replicapool.api.v1alpha1.Idempotent;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
 import dev.replicapool.api.v1alpha1.RequestQueue;
 import dev.replicapool.api.v1alpha1.Retry;
@@ -30,6 +31,7 @@ final class SnapshotBuilder {
   private Integer maxRequestsPerMember;
   private RequestQueue queue;
   private dev.replicapool.api.v1alpha1.ConsistentHash consistentHash;
+  private Idempotent idempotent;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -139,6 +141,15 @@ final class SnapshotBuilder {
     return this;
   }
 
+  /** What the members may receive twice: HTTP methods and gRPC method patterns. */
+  SnapshotBuilder idempotent(List<String> methods, List<String> grpcMethods) {
+    Idempotent i = new Idempotent();
+    i.methods = methods;
+    i.grpcMethods = grpcMethods;
+    this.idempotent = i;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -169,6 +180,7 @@ final class SnapshotBuilder {
         hedging,
         maxRequestsPerMember,
         queue,
-        consistentHash);
+        consistentHash,
+        idempotent);
   }
 }

@@ -40,6 +40,8 @@ public class Hedging {
 
   @JsonPropertyDescription(
       "Methods besides GET, HEAD and OPTIONS that this pool's members treat as idempotent, for"
-          + " example PUT or DELETE. Only requests without a body are hedged.")
+          + " example PUT or DELETE; kept for compatibility: routing.idempotent.methods is the"
+          + " pool's list, and the data plane uses the union of both, for retries and hedges."
+          + " Default: none. Only requests without a body are hedged.")
   public List<String> idempotentMethods;
 }

@@ -20,7 +20,8 @@ public class Retry {
   public Integer connectFailureRetries = 1;
 
   @JsonPropertyDescription(
-      "Also retry idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE) once on a 502 or 503.")
+      "Also retry idempotent requests without a body (GET, HEAD, OPTIONS and those"
+          + " routing.idempotent names) once on a 502 or 503.")
   @Default("false")
   public Boolean retryIdempotentOn5xx = false;
 

@@ -57,6 +57,11 @@ public class Routing {
   public Timeouts timeouts;
 
   @JsonPropertyDescription(
+      "What the members may safely receive twice (HTTP methods and gRPC methods), for retries"
+          + " and hedges alike. Default: GET, HEAD and OPTIONS only; no gRPC method.")
+  public Idempotent idempotent;
+
+  @JsonPropertyDescription(
       "Hedged requests: idempotent requests without a body get a second try on another member"
           + " when the first has not answered within a delay; the first answer wins. Unset: off.")
   public Hedging hedging;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.replicapool.api.v1alpha1.AdaptiveRouting;
 import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.Hedging;
+import dev.replicapool.api.v1alpha1.Idempotent;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
 import dev.replicapool.api.v1alpha1.RequestQueue;
 import dev.replicapool.api.v1alpha1.Retry;
@@ -34,6 +35,8 @@ import java.util.regex.Pattern;
  * @param maxRequestsPerMember in-flight limit per member and data plane; null or 0: none
  * @param queue where requests wait for a member under the limit; null: no waiting
  * @param consistentHash the key and table of the ConsistentHash policy; null otherwise
+ * @param idempotent what the members may receive twice, for retries and hedges; null: GET, HEAD and
+ *     OPTIONS only
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @RecordBuilder
@@ -56,7 +59,8 @@ public record PoolSnapshot(
     Hedging hedging,
     Integer maxRequestsPerMember,
     RequestQueue queue,
-    ConsistentHash consistentHash) {
+    ConsistentHash consistentHash,
+    Idempotent idempotent) {
 
   private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");
 

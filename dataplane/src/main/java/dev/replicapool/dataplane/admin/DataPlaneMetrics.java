@@ -5,6 +5,7 @@ import dev.replicapool.dataplane.config.TableObserver;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.PoolRouter;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -41,7 +42,8 @@ import java.util.function.Supplier;
  *       {@code replicapool_panic{pool}} (1 while the pool routes to all its members, its panic
  *       threshold crossed) (read from the table at scrape time, see {@link TableGauges});
  *   <li>{@code replicapool_control_plane_connected}, {@code replicapool_client_connections}, {@code
- *       replicapool_client_connections_refused_total}, {@code replicapool_tunnels}.
+ *       replicapool_client_connections_refused_total}, {@code replicapool_tunnels}, {@code
+ *       replicapool_client_protocol_errors_total{protocol,error}}.
  * </ul>
  *
  * This class is the proxy's {@link ProxyObserver} and a {@link TableObserver}: meters of pools and
@@ -86,6 +88,17 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
             "replicapool.client.connections.refused", refused, LongSupplier::getAsLong)
         .description("client connections closed at once because --max-client-connections were open")
         .register(registry);
+  }
+
+  @Override
+  public void clientProtocolError(String protocol, String error) {
+    // Few tag values (the HTTP/2 error codes): Micrometer finds the counter in its map.
+    Counter.builder("replicapool.client.protocol.errors")
+        .description("client connections closed because the client broke the protocol")
+        .tag("protocol", protocol)
+        .tag("error", error)
+        .register(registry)
+        .increment();
   }
 
   /** Open upgrade tunnels (WebSocket and the like), all pools together. */

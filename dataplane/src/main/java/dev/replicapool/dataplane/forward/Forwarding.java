@@ -26,6 +26,7 @@ public final class Forwarding {
   final byte[] via10;
   final byte[] via2;
   final Tunnels tunnels;
+  final H2ConnectionErrors h2Errors;
   private final MemberConnections.Dialer dialer;
   private final FastThreadLocal<MemberConnections> perLoop =
       new FastThreadLocal<>() {
@@ -53,6 +54,7 @@ public final class Forwarding {
     this.via2 = ("via: 2 " + viaName).getBytes(StandardCharsets.ISO_8859_1);
     this.dialer = dialer;
     this.tunnels = new Tunnels();
+    this.h2Errors = new H2ConnectionErrors(observer, clock);
   }
 
   /** The member connections of the calling event loop. */

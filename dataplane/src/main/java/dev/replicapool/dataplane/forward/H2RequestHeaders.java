@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.policy.IdempotentRequests;
 import dev.replicapool.dataplane.routing.HashKey;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -25,10 +26,15 @@ final class H2RequestHeaders {
     return via != null && via.toString().contains(viaName);
   }
 
-  /** GET, HEAD, OPTIONS and every gRPC call may be sent again to another member. */
-  static boolean idempotent(Http2Headers in, boolean grpc) {
-    String method = in.method() == null ? "" : in.method().toString();
-    return grpc || method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
+  /**
+   * Whether the pool's members may receive this request twice: a gRPC call when the pool names its
+   * method ({@code :path}), anything else by its method.
+   */
+  static boolean idempotent(Http2Headers in, boolean grpc, IdempotentRequests pool) {
+    if (grpc) {
+      return in.path() != null && pool.grpcCall(in.path().toString());
+    }
+    return in.method() != null && pool.method(in.method().toString());
   }
 
   /**

@@ -19,7 +19,6 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayDeque;
 
 /**
  * One client HTTP/2 stream to a pool whose members speak HTTP/2 (gRPC): the request's frames go
@@ -28,8 +27,10 @@ import java.util.ArrayDeque;
  * (a side's reads pause while the other cannot take more). The request's headers gain the proxy's
  * {@code Via} and {@code X-Forwarded-*} ({@link H2RequestHeaders}); the pool's timeouts bound the
  * call, its {@code grpc-timeout} too when shorter ({@link Deadlines}, one timer per stream); a
- * {@code grpc-status} of UNAVAILABLE counts as the member's failure; a stream the member refused
- * (or a member that cannot be reached) is retried on another member, nothing having been processed.
+ * {@code grpc-status} of UNAVAILABLE counts as the member's failure. Whether a failed try is
+ * followed by another is {@link Tries}'s to say from what the try may have done (nothing sent,
+ * unprocessed, or maybe processed); a retry sends the request byte for byte, its body from {@link
+ * H2RequestBody}.
  *
  * <p>This class is the client's side and the course of the stream: its frames, its tries and its
  * end. Each try's member side is an {@link H2Try}, what a passed deadline does is {@link
@@ -48,7 +49,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private ChannelHandlerContext ctx;
   private Http2Headers requestHeaders;
   private boolean requestEnded;
-  private final ArrayDeque<Http2StreamFrame> queued = new ArrayDeque<>();
+  private final H2RequestBody body = new H2RequestBody();
   private Http2StreamChannel upstream;
   private H2Try current;
   private Tries tries;
@@ -96,11 +97,19 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (H2Frames.endsStream(f)) {
       requestEnded = true;
     }
-    if (upstream == null) {
-      queued.add(f);
-      return;
+    if (!body.add(f)) {
+      tries.bodyNotKept(); // too big to send twice: only a try that sent nothing may be followed
     }
-    upstream.write(f);
+    if (upstream != null) {
+      writeBody(upstream);
+    }
+  }
+
+  private void writeBody(Http2StreamChannel stream) {
+    Http2StreamFrame f;
+    while ((f = body.poll()) != null) {
+      stream.write(f);
+    }
   }
 
   private void begin(Http2HeadersFrame h) {
@@ -118,8 +127,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     requestHeaders = H2RequestHeaders.forwarded(in, via, client, tls, fw.viaName);
     HashKey.Key key = H2RequestHeaders.hashKey(pool.router().hashKey(), in, client);
     setCookie = key.setCookie();
-    boolean idempotent = H2RequestHeaders.idempotent(in, grpc);
-    tries = new Tries(pool.retry(), pool.requests(), idempotent, h.isEndStream(), key.value());
+    boolean idempotent = H2RequestHeaders.idempotent(in, grpc, pool.requests().idempotent());
+    // Replayable: the body is kept (H2RequestBody) until it outgrows the bound.
+    tries = new Tries(pool.retry(), pool.requests(), idempotent, true, key.value());
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     timer =
@@ -179,29 +189,40 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return;
     }
     upstream = stream;
-    stream.write(new DefaultHttp2HeadersFrame(requestHeaders, requestEnded && queued.isEmpty()));
-    Http2StreamFrame f;
-    while ((f = queued.poll()) != null) {
-      stream.write(f);
-    }
+    stream.write(
+        new DefaultHttp2HeadersFrame(requestHeaders, requestEnded && body.nothingPending()));
+    writeBody(stream);
     stream.flush();
   }
 
   @Override
-  public void tryFailed(String why, String outcome) {
+  public void tryFailed(String why, String label, Tries.Outcome outcome) {
     Endpoint e = member();
     long nanos = endAttempt();
     if (done) {
       return;
     }
     pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, outcome, nanos);
+    fw.observer.attempt(pool.name(), e, label, nanos);
     upstream = null;
     if (responseStarted) {
-      resetClient(Http2Error.INTERNAL_ERROR);
-    } else if (!retry(Tries.Outcome.CONNECT_FAILURE, why, outcome)) {
-      localAnswer(502, why);
+      brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
+    } else if (!retry(outcome, why, outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label)) {
+      localAnswer(502, why); // gRPC: UNAVAILABLE with the reason
     }
+  }
+
+  @Override
+  public void brokeMidAnswer(String why, Http2Error error) {
+    if (!grpc) {
+      resetClient(error);
+      return;
+    }
+    // The answer's head went out, its trailers did not: a gRPC client reads these trailers as
+    // the call's status, where a reset would read as INTERNAL.
+    H2Answers.grpcStatus(ctx, false, H2Answers.UNAVAILABLE, why);
+    endAttempt();
+    finish(502);
   }
 
   @Override
@@ -291,7 +312,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    */
   boolean retry(Tries.Outcome outcome, String why, String label) {
     failure = why;
-    if (!tries.shouldRetry(outcome)) {
+    if (!tries.shouldRetry(outcome) || !body.restart()) {
       return false;
     }
     fw.observer.retry(pool.name(), label);
@@ -371,10 +392,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (queueSlot != null) {
       queueSlot.leave();
     }
-    Http2StreamFrame f;
-    while ((f = queued.poll()) != null) {
-      ReferenceCountUtil.release(f);
-    }
+    body.release();
     fw.observer.response(pool.name(), code, fw.clock.getAsLong() - start);
   }
 }

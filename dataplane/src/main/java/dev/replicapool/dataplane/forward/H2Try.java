@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import io.netty.channel.Channel;
@@ -10,6 +11,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
@@ -34,8 +36,14 @@ final class H2Try extends ChannelInboundHandlerAdapter
     /** The current try's stream to its member is open. */
     void streamOpened(Http2StreamChannel stream);
 
-    /** The current try reached no member, or one that refused it: another member may do. */
-    void tryFailed(String why, String outcome);
+    /**
+     * The current try ended without an answer; {@code outcome} says what it may have done, and so
+     * whether another member may get the request ({@code label} for the metrics).
+     */
+    void tryFailed(String why, String label, Tries.Outcome outcome);
+
+    /** The member's stream broke after its answer's head went to the client. */
+    void brokeMidAnswer(String why, Http2Error error);
 
     /** Whether the stream is still going and {@code memberStream} is its current try's. */
     boolean carries(Channel memberStream);
@@ -61,6 +69,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private final Endpoint member;
   private final long start;
   private boolean counted;
+  private boolean unprocessed;
 
   /**
    * @param client the client stream's context, where the member's frames go
@@ -109,7 +118,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
     }
     owner.tryFailed(
         "member " + member.address() + " of pool " + pool.name() + " is unreachable",
-        "connect_failure");
+        "connect_failure",
+        Tries.Outcome.CONNECT_FAILURE);
   }
 
   @Override
@@ -119,9 +129,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
       return;
     }
     deadlines.activity(fw.clock.getAsLong());
-    if (msg instanceof Http2ResetFrame r) {
-      reset(r);
-    } else if (msg instanceof Http2HeadersFrame h) {
+    if (msg instanceof Http2HeadersFrame h) {
       headers(h);
     } else if (msg instanceof Http2DataFrame d) {
       client.write(H2Frames.copy(d));
@@ -134,13 +142,39 @@ final class H2Try extends ChannelInboundHandlerAdapter
   }
 
   private void reset(Http2ResetFrame r) {
-    if (!owner.answerStarted() && r.errorCode() == Http2Error.REFUSED_STREAM.code()) {
-      owner.tryFailed("member " + member.address() + " refused the stream", "reset");
+    Http2Error error = Http2Error.valueOf(r.errorCode());
+    String name = error == null ? String.valueOf(r.errorCode()) : error.name();
+    String why =
+        "member "
+            + member.address()
+            + " of pool "
+            + pool.name()
+            + " reset the stream ("
+            + name
+            + ")";
+    if (!owner.answerStarted()) {
+      // REFUSED_STREAM: the member says it processed nothing (RFC 9113 8.7).
+      boolean refused = r.errorCode() == Http2Error.REFUSED_STREAM.code();
+      owner.tryFailed(
+          why, "reset", refused ? Tries.Outcome.UNPROCESSED : Tries.Outcome.RESET_BEFORE_RESPONSE);
       return;
     }
     countFailure("reset");
-    Http2Error error = Http2Error.valueOf(r.errorCode());
-    owner.resetClient(error == null ? Http2Error.INTERNAL_ERROR : error);
+    owner.brokeMidAnswer(why, error == null ? Http2Error.INTERNAL_ERROR : error);
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext m, Object evt) {
+    // Netty's multiplexer hands a stream its RST_STREAM as an event, not a read.
+    if (evt instanceof Http2ResetFrame r && owner.carries(m.channel())) {
+      deadlines.activity(fw.clock.getAsLong());
+      reset(r);
+    } else if (evt instanceof Http2GoAwayFrame) {
+      // Netty tells only the streams above the GOAWAY's last stream id: the member processed
+      // none of them (RFC 9113 6.8), and the stream closes next.
+      unprocessed = true;
+    }
+    ReferenceCountUtil.release(evt);
   }
 
   private void headers(Http2HeadersFrame h) {
@@ -184,18 +218,20 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (!owner.carries(m.channel())) {
       return; // ended, or a given-up try's stream
     }
+    String why =
+        "member "
+            + member.address()
+            + " of pool "
+            + pool.name()
+            + (unprocessed ? " went away before processing the stream" : " closed the stream");
     if (!owner.answerStarted()) {
-      Endpoint e = owner.member();
       owner.tryFailed(
-          "member "
-              + (e == null ? "?" : e.address())
-              + " of pool "
-              + pool.name()
-              + " closed the stream",
-          "reset");
+          why,
+          "reset",
+          unprocessed ? Tries.Outcome.UNPROCESSED : Tries.Outcome.RESET_BEFORE_RESPONSE);
     } else {
       countFailure("reset");
-      owner.resetClient(Http2Error.INTERNAL_ERROR);
+      owner.brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
     }
   }
 

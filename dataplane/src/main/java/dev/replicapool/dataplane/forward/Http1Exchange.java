@@ -51,7 +51,6 @@ final class Http1Exchange implements H1Upstream.User {
       boolean idempotent,
       boolean bodyless,
       boolean headRequest,
-      String hedgeMethod,
       boolean upgrade,
       boolean closeAfter,
       boolean sentContinue,
@@ -72,8 +71,8 @@ final class Http1Exchange implements H1Upstream.User {
         new ResponseRelay(
             client, request, out, resp, headRequest, sentContinue, closeAfter, hashKey.setCookie());
     this.runner = new TryRunner(this, client, fw, pool, tries, deadlines, front, request, response);
-    if (!upgrade && hedgeMethod != null) {
-      runner.hedgeIfCovered(hedgeMethod);
+    if (!upgrade) {
+      runner.hedgeIfCovered();
     }
   }
 

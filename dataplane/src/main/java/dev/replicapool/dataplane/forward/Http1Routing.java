@@ -52,10 +52,9 @@ final class Http1Routing {
         fw,
         pool,
         up,
-        head.method().idempotent,
+        pool.requests().idempotent().method(methodName(head)),
         head.bodyless(),
         head.method() == RequestHead.Method.HEAD,
-        pool.requests().hedging() == null ? null : hedgeMethod(head),
         head.upgrade(),
         closeAfter,
         sentContinue,
@@ -63,7 +62,7 @@ final class Http1Routing {
         hashKey(pool, head, clientAddress));
   }
 
-  private static String hedgeMethod(RequestHead head) {
+  private static String methodName(RequestHead head) {
     RequestHead.Method m = head.method();
     return m == RequestHead.Method.OTHER ? head.methodName() : m.name();
   }

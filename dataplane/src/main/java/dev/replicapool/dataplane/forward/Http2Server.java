@@ -16,7 +16,7 @@ import io.netty.handler.timeout.IdleStateHandler;
  * plain ones): Netty's frame codec and multiplexer, so framing, flow control and most of the
  * protocol's rules are Netty's; {@link H2StreamStateGuard} adds the stream-state rules Netty does
  * not apply. Each stream gets {@link H2StreamErrors}, then an {@link H2StreamRouter} that routes it
- * by its first HEADERS frame.
+ * by its first HEADERS frame; {@link H2ConnectionErrors}, last, takes the connection's errors.
  */
 public final class Http2Server {
   private Http2Server() {}
@@ -59,6 +59,7 @@ public final class Http2Server {
             }
           });
     }
+    p.addLast("h2-errors", fw.h2Errors); // last: the client's connection errors end here
   }
 
   /** An HTTP/1.x-looking connection opened with the HTTP/2 preface (h2c, prior knowledge). */

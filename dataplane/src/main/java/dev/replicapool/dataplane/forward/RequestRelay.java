@@ -26,6 +26,7 @@ final class RequestRelay {
   private boolean ended;
   private boolean bodyWritten;
   private H1Upstream upstream;
+  private boolean closedUnprocessed;
 
   /** The member closes it, or sent more than the answer: never reused. */
   private boolean spent;
@@ -163,7 +164,13 @@ final class RequestRelay {
   boolean connectionClosed() {
     H1Upstream gone = upstream;
     upstream = null;
+    closedUnprocessed = gone != null && gone.unprocessed();
     return gone != null;
+  }
+
+  /** Whether the connection that closed last said its member processed nothing of the request. */
+  boolean closedUnprocessed() {
+    return closedUnprocessed;
   }
 
   /** Hands the connection over (to a tunnel). */

@@ -64,9 +64,9 @@ final class TryRunner implements QueueSlot.Owner {
     this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, timeouts);
   }
 
-  /** Hedges follow the first try when the pool's hedging covers {@code method}. */
-  void hedgeIfCovered(String method) {
-    if (tries.hedgeable(method)) {
+  /** Hedges follow the first try when the pool's hedging covers the request. */
+  void hedgeIfCovered() {
+    if (tries.hedgeable()) {
       RequestPolicy rp = pool.requests();
       hedges = new Hedges(fw, pool, tries, deadlines, this, exchange, front, request, response);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
@@ -193,7 +193,11 @@ final class TryRunner implements QueueSlot.Owner {
       return;
     }
     response.dropPartialHead();
-    tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+    if (request.closedUnprocessed()) {
+      tryLost(request.retryable(), Tries.Outcome.UNPROCESSED, "unprocessed");
+    } else {
+      tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+    }
   }
 
   /**

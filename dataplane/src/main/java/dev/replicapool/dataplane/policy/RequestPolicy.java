@@ -20,6 +20,7 @@ import java.util.function.LongSupplier;
  * @param hedging null when the pool does not hedge
  * @param maxPerMember in-flight requests per member at most, 0 for no limit
  * @param queue null when requests over the limit get 503 at once
+ * @param idempotent what the pool's members may receive twice, for retries and hedges alike
  */
 public record RequestPolicy(
     long requestNanos,
@@ -29,7 +30,8 @@ public record RequestPolicy(
     RetryBudgetWindow budget,
     LatencyWindow latencies,
     int maxPerMember,
-    AdmissionQueue queue) {
+    AdmissionQueue queue,
+    IdempotentRequests idempotent) {
 
   /** Builds the pool's policy, reusing the previous one's live parts where the settings agree. */
   public static RequestPolicy from(
@@ -62,7 +64,8 @@ public record RequestPolicy(
         budget,
         latencies,
         max,
-        max > 0 ? queue(s.queue(), previous, clock) : null);
+        max > 0 ? queue(s.queue(), previous, clock) : null,
+        IdempotentRequests.from(s.idempotent(), s.hedging()));
   }
 
   /** Timeouts only, for pools built without a snapshot's policies (tests, defaults). */
@@ -76,7 +79,8 @@ public record RequestPolicy(
         new RetryBudgetWindow(d.percent, d.minRetriesPerSecond, clock),
         new LatencyWindow(clock),
         0,
-        null);
+        null,
+        IdempotentRequests.DEFAULT);
   }
 
   /** A try on {@code e} ended: its slot is free, and the longest-waiting request may take it. */

@@ -8,20 +8,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The tries of one request and the one place that decides whether another try follows. A request
- * that never reached a member (connect failure) may always go elsewhere; one whose connection broke
- * or whose try timed out before any answer only when it is idempotent and carried no body (the
- * member may have acted on it, but doing it twice is harmless); a 502/503 answer once, for the same
- * requests, when the pool allows it; a hedge only for requests the pool's hedging covers. Every
- * retry and hedge is paid from the pool's retry budget and goes to a member not tried yet, below
- * the pool's in-flight limit per member. Plain code, no I/O.
+ * The tries of one request and the one place that decides whether another try follows, for every
+ * client and member protocol (the table "Retry safety" of docs/DATAPLANE.md). A try that provably
+ * sent nothing (connect failure, a stream the member refused or left unprocessed by its GOAWAY) may
+ * go to another member, any request; one that may have reached a member only when the pool names
+ * the request idempotent ({@link IdempotentRequests}) and it can be sent again byte for byte (no
+ * body, or its body kept whole); a 502/503 answer once, for the same requests, when the pool allows
+ * it; a hedge only for requests the pool's hedging covers. Every retry and hedge is paid from the
+ * pool's retry budget and goes to a member not tried yet, below the pool's in-flight limit per
+ * member. Plain code, no I/O.
  */
 public final class Tries {
   /** How a try ended, as far as retrying is concerned. */
   public enum Outcome {
     /** Connection refused or not established in time: nothing was sent. */
     CONNECT_FAILURE,
-    /** The connection broke before any response byte. */
+    /**
+     * The member says it did not process the request: HTTP/2 REFUSED_STREAM, or a GOAWAY whose last
+     * stream id is below the request's stream.
+     */
+    UNPROCESSED,
+    /** The connection or stream broke before any response byte: the member may have acted. */
     RESET_BEFORE_RESPONSE,
     /** No answer's head within the pool's per-try timeout. */
     TRY_TIMEOUT,
@@ -40,7 +47,7 @@ public final class Tries {
   private final RetryPolicy policy;
   private final RequestPolicy requests;
   private final boolean idempotent;
-  private final boolean bodyless;
+  private boolean replayable;
   private final List<Endpoint> tried = new ArrayList<>(2);
   private List<Endpoint> excluded;
   private final long hashKey;
@@ -50,27 +57,28 @@ public final class Tries {
   private int budgetDenials;
 
   /** A request without a hash key. */
-  public Tries(RetryPolicy policy, RequestPolicy requests, boolean idempotent, boolean bodyless) {
-    this(policy, requests, idempotent, bodyless, HashKey.NONE);
+  public Tries(RetryPolicy policy, RequestPolicy requests, boolean idempotent, boolean replayable) {
+    this(policy, requests, idempotent, replayable, HashKey.NONE);
   }
 
   /**
    * A new request: it earns the pool's retry budget its share.
    *
-   * @param idempotent its method may be repeated harmlessly
-   * @param bodyless it carries no body (so it can be sent again as it is)
+   * @param idempotent the pool's {@link IdempotentRequests} say the members may receive it twice
+   * @param replayable it can be sent again byte for byte: it has no body, or its caller keeps the
+   *     body whole (and says {@link #bodyNotKept} once it cannot)
    * @param hashKey the request's key for a ConsistentHash pool ({@link HashKey}), every try
    */
   public Tries(
       RetryPolicy policy,
       RequestPolicy requests,
       boolean idempotent,
-      boolean bodyless,
+      boolean replayable,
       long hashKey) {
     this.policy = policy;
     this.requests = requests;
     this.idempotent = idempotent;
-    this.bodyless = bodyless;
+    this.replayable = replayable;
     this.hashKey = hashKey;
     requests.budget().deposit();
   }
@@ -140,10 +148,12 @@ public final class Tries {
     boolean allowed =
         switch (outcome) {
           case CONNECT_FAILURE -> connectRetries < policy.connectFailureRetries();
+          // Unprocessed, but what was sent of it is gone unless kept: any method, whole only.
+          case UNPROCESSED -> replayable && connectRetries < policy.connectFailureRetries();
           case RESET_BEFORE_RESPONSE, TRY_TIMEOUT ->
-              bodyless && idempotent && connectRetries < policy.connectFailureRetries();
+              replayable && idempotent && connectRetries < policy.connectFailureRetries();
           case UNAVAILABLE_ANSWER ->
-              policy.retryIdempotentOn5xx() && idempotent && bodyless && !retriedAnswer;
+              policy.retryIdempotentOn5xx() && idempotent && replayable && !retriedAnswer;
         };
     if (!allowed || !pay()) {
       return false;
@@ -161,14 +171,24 @@ public final class Tries {
     return (status == 502 || status == 503)
         && policy.retryIdempotentOn5xx()
         && idempotent
-        && bodyless
+        && replayable
         && !retriedAnswer;
   }
 
-  /** Whether this request is one the pool hedges (the delay is the caller's to keep). */
-  public boolean hedgeable(String method) {
-    HedgePolicy h = requests.hedging();
-    return h != null && idempotent && h.applies(method, bodyless);
+  /**
+   * The body outgrew what the caller keeps for a replay: from now on only a try that provably sent
+   * nothing may be followed by another.
+   */
+  public void bodyNotKept() {
+    replayable = false;
+  }
+
+  /**
+   * Whether this request is one the pool hedges (the delay is the caller's to keep): the pool
+   * hedges, and the request is idempotent and can be sent again as it is.
+   */
+  public boolean hedgeable() {
+    return requests.hedging() != null && idempotent && replayable;
   }
 
   /** Whether a hedge due now may go out: paid from the retry budget. */

@@ -35,4 +35,10 @@ public interface ProxyObserver {
    * the queue, or no queue: answered 503 at once).
    */
   default void queue(String pool, String outcome) {}
+
+  /**
+   * A client broke the protocol ({@code protocol} h2: {@code error} the HTTP/2 error code of the
+   * connection error, or {@code other}); its connection was closed.
+   */
+  default void clientProtocolError(String protocol, String error) {}
 }

@@ -8,6 +8,9 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.ReferenceCountUtil;
@@ -20,6 +23,11 @@ import io.netty.util.ReferenceCountUtil;
  */
 public final class H1OverH2 extends ChannelDuplexHandler {
   private final EmbeddedChannel codec = new EmbeddedChannel(new HttpServerCodec());
+  private final H1Upstream upstream;
+
+  private H1OverH2(H1Upstream upstream) {
+    this.upstream = upstream;
+  }
 
   /** The pipeline of such a stream, ending in {@code upstream}. */
   public static ChannelInitializer<Http2StreamChannel> pipeline(H1Upstream upstream) {
@@ -28,7 +36,7 @@ public final class H1OverH2 extends ChannelDuplexHandler {
       protected void initChannel(Http2StreamChannel ch) {
         ch.pipeline()
             .addLast(new Http2StreamFrameToHttpObjectCodec(false))
-            .addLast(new H1OverH2())
+            .addLast(new H1OverH2(upstream))
             .addLast(upstream);
       }
     };
@@ -61,6 +69,17 @@ public final class H1OverH2 extends ChannelDuplexHandler {
     while ((encoded = codec.readOutbound()) != null) {
       ctx.fireChannelRead(encoded);
     }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    // Netty's multiplexer hands a stream its RST_STREAM as an event; a GOAWAY only to streams
+    // above its last stream id. Either way the member processed nothing (RFC 9113 8.7, 6.8).
+    if ((evt instanceof Http2ResetFrame r && r.errorCode() == Http2Error.REFUSED_STREAM.code())
+        || evt instanceof Http2GoAwayFrame) {
+      upstream.markUnprocessed();
+    }
+    ReferenceCountUtil.release(evt);
   }
 
   @Override

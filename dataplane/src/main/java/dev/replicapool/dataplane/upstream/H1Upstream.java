@@ -34,6 +34,7 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
   long idleSinceNanos;
   long busySinceNanos;
   boolean pooled;
+  private boolean unprocessed;
 
   H1Upstream(MemberConnections pool, Object key) {
     this.pool = pool;
@@ -50,6 +51,18 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
 
   public Channel channel() {
     return channel;
+  }
+
+  /**
+   * Whether the member said it did not process the request (an HTTP/2 stream it refused, or left
+   * out by its GOAWAY; see {@link H1OverH2}): then another member may have it, nothing done.
+   */
+  public boolean unprocessed() {
+    return unprocessed;
+  }
+
+  void markUnprocessed() {
+    unprocessed = true;
   }
 
   public void attach(User u) {

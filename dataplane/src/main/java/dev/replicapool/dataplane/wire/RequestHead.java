@@ -37,23 +37,18 @@ public final class RequestHead {
 
   /** Methods the proxy treats specially (retries, bodies); anything else is OTHER. */
   public enum Method {
-    GET(true),
-    HEAD(true),
-    OPTIONS(true),
-    PUT(true),
-    DELETE(true),
-    TRACE(true),
-    POST(false),
-    PATCH(false),
-    CONNECT(false),
-    OTHER(false);
+    GET,
+    HEAD,
+    OPTIONS,
+    PUT,
+    DELETE,
+    TRACE,
+    POST,
+    PATCH,
+    CONNECT,
+    OTHER;
 
-    public final boolean idempotent;
     final byte[] name = Ascii.bytes(name());
-
-    Method(boolean idempotent) {
-      this.idempotent = idempotent;
-    }
   }
 
   /**

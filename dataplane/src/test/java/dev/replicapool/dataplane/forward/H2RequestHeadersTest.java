@@ -2,8 +2,11 @@ package dev.replicapool.dataplane.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.api.v1alpha1.Idempotent;
+import dev.replicapool.dataplane.policy.IdempotentRequests;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -44,12 +47,22 @@ class H2RequestHeadersTest {
   }
 
   @Test
-  void gRpcCallsAndSafeMethodsMayBeSentAgain() {
-    Http2Headers call = request("POST").add("content-type", "application/grpc+proto");
+  void aGrpcCallIsIdempotentOnlyWhenThePoolNamesItsMethod() {
+    Http2Headers call =
+        request("POST").path("/pkg.Things/Get").add("content-type", "application/grpc+proto");
     assertThat(H2RequestHeaders.grpc(call)).isTrue();
-    assertThat(H2RequestHeaders.idempotent(call, true)).isTrue();
-    assertThat(H2RequestHeaders.idempotent(request("POST"), false)).isFalse();
-    assertThat(H2RequestHeaders.idempotent(request("OPTIONS"), false)).isTrue();
+    assertThat(H2RequestHeaders.idempotent(call, true, IdempotentRequests.DEFAULT)).isFalse();
+    var i = new Idempotent();
+    i.grpcMethods = List.of("/pkg.Things/Get");
+    IdempotentRequests named = IdempotentRequests.from(i, null);
+    assertThat(H2RequestHeaders.idempotent(call, true, named)).isTrue();
+    assertThat(H2RequestHeaders.idempotent(request("POST").path("/pkg.Things/Delete"), true, named))
+        .isFalse();
+    assertThat(H2RequestHeaders.idempotent(request("POST"), false, named))
+        .as("a POST that is not gRPC")
+        .isFalse();
+    assertThat(H2RequestHeaders.idempotent(request("OPTIONS"), false, IdempotentRequests.DEFAULT))
+        .isTrue();
     assertThat(H2RequestHeaders.grpc(request("GET"))).isFalse();
   }
 

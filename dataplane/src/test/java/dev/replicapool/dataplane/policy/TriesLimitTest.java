@@ -50,7 +50,8 @@ class TriesLimitTest {
         d.budget(),
         d.latencies(),
         max,
-        new AdmissionQueue(10, 1_000_000_000L, clock));
+        new AdmissionQueue(10, 1_000_000_000L, clock),
+        IdempotentRequests.DEFAULT);
   }
 
   Tries request(RequestPolicy p) {

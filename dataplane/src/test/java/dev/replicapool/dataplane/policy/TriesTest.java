@@ -27,7 +27,8 @@ class TriesTest {
         new RetryBudgetWindow(percent, minPerSecond, clock::getAsLong),
         d.latencies(),
         0,
-        null);
+        null,
+        IdempotentRequests.DEFAULT);
   }
 
   @Test
@@ -124,20 +125,68 @@ class TriesTest {
   }
 
   @Test
-  void onlyTheMethodsThePoolHedgesAreHedgedAndOnlyWithoutABody() {
+  void onlyIdempotentRequestsWithoutABodyAreHedgedAndOnlyWhenThePoolHedges() {
     RequestPolicy d = requests();
     var h = new dev.replicapool.api.v1alpha1.Hedging();
     h.delayMillis = 10L;
-    h.idempotentMethods = java.util.List.of("put");
     RequestPolicy pool =
         new RequestPolicy(
-            0, 0, d.idleNanos(), HedgePolicy.from(h, 50), d.budget(), d.latencies(), 0, null);
-    assertThat(new Tries(policy(1, false), pool, true, true).hedgeable("GET")).isTrue();
-    assertThat(new Tries(policy(1, false), pool, true, true).hedgeable("PUT")).isTrue();
-    assertThat(new Tries(policy(1, false), pool, true, true).hedgeable("DELETE")).isFalse();
-    assertThat(new Tries(policy(1, false), pool, true, false).hedgeable("GET")).isFalse();
-    assertThat(new Tries(policy(1, false), requests(), true, true).hedgeable("GET"))
+            0,
+            0,
+            d.idleNanos(),
+            HedgePolicy.from(h, 50),
+            d.budget(),
+            d.latencies(),
+            0,
+            null,
+            IdempotentRequests.DEFAULT);
+    assertThat(new Tries(policy(1, false), pool, true, true).hedgeable()).isTrue();
+    assertThat(new Tries(policy(1, false), pool, false, true).hedgeable()).isFalse();
+    assertThat(new Tries(policy(1, false), pool, true, false).hedgeable()).isFalse();
+    assertThat(new Tries(policy(1, false), requests(), true, true).hedgeable())
         .as("a pool without hedging")
         .isFalse();
+  }
+
+  // ---- retry safety, transition by transition (the table of docs/DATAPLANE.md) -------------
+
+  @Test
+  void aTryTheMemberLeftUnprocessedMayGoElsewhereWhateverTheMethod() {
+    Tries post = new Tries(policy(1, false), requests(), false, true);
+    assertThat(post.shouldRetry(Tries.Outcome.UNPROCESSED)).isTrue();
+    assertThat(post.shouldRetry(Tries.Outcome.UNPROCESSED))
+        .as("within connectFailureRetries")
+        .isFalse();
+  }
+
+  @Test
+  void aTryTheMemberLeftUnprocessedNeedsTheWholeRequestToSendItAgain() {
+    Tries post = new Tries(policy(2, false), requests(), false, true);
+    post.bodyNotKept();
+    assertThat(post.shouldRetry(Tries.Outcome.UNPROCESSED))
+        .as("its body went to the refused stream and was not kept")
+        .isFalse();
+    assertThat(post.shouldRetry(Tries.Outcome.CONNECT_FAILURE))
+        .as("a connect failure sent nothing: the body is still to come")
+        .isTrue();
+  }
+
+  @Test
+  void aResetOfANonIdempotentRequestIsNeverSentAgainEvenWithItsBodyKept() {
+    Tries post = new Tries(policy(3, true), requests(), false, true);
+    assertThat(post.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)).isFalse();
+    assertThat(post.shouldRetry(Tries.Outcome.TRY_TIMEOUT)).isFalse();
+    assertThat(post.wouldRetryAnswer(503)).isFalse();
+  }
+
+  @Test
+  void aResetOfANamedIdempotentRequestIsSentAgainWhileItsBodyIsKept() {
+    Tries put = new Tries(policy(2, false), requests(), true, true);
+    assertThat(put.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE)).isTrue();
+    put.bodyNotKept();
+    assertThat(put.shouldRetry(Tries.Outcome.RESET_BEFORE_RESPONSE))
+        .as("the body outgrew what is kept")
+        .isFalse();
+    assertThat(put.shouldRetry(Tries.Outcome.CONNECT_FAILURE)).isTrue();
   }
 }

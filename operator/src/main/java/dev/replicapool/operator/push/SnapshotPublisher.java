@@ -109,7 +109,8 @@ public final class SnapshotPublisher {
         routing == null ? null : routing.hedging,
         routing == null ? null : routing.maxRequestsPerMember,
         routing == null ? null : routing.queue,
-        routing == null ? null : routing.consistentHash);
+        routing == null ? null : routing.consistentHash,
+        routing == null ? null : routing.idempotent);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
@@ -130,7 +131,8 @@ public final class SnapshotPublisher {
         && sameOnWire(a.hedging(), b.hedging())
         && Objects.equals(a.maxRequestsPerMember(), b.maxRequestsPerMember())
         && sameOnWire(a.queue(), b.queue())
-        && sameOnWire(a.consistentHash(), b.consistentHash());
+        && sameOnWire(a.consistentHash(), b.consistentHash())
+        && sameOnWire(a.idempotent(), b.idempotent());
   }
 
   /**

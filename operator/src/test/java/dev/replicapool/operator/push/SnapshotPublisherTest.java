@@ -3,6 +3,7 @@ package dev.replicapool.operator.push;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.replicapool.api.v1alpha1.AppProtocol;
+import dev.replicapool.api.v1alpha1.Idempotent;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.SlowStart;
@@ -144,6 +145,18 @@ class SnapshotPublisherTest {
     ReplicaPoolSpec slow = new ReplicaPoolSpec();
     slow.routing.slowStart = new SlowStart();
     assertThat(publish(slow, MEMBERS)).isGreaterThan(first);
+  }
+
+  @Test
+  void whatTheMembersMayReceiveTwiceTravelsAndAChangeIsANewVersion() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    long first = publish(spec, MEMBERS);
+    ReplicaPoolSpec named = new ReplicaPoolSpec();
+    named.routing.idempotent = new Idempotent();
+    named.routing.idempotent.grpcMethods = List.of("/grpc.health.v1.Health/*");
+    assertThat(publish(named, MEMBERS)).isGreaterThan(first);
+    PoolSnapshot s = SnapshotPublisher.build("ns/p", 3, named, MEMBERS, null, null);
+    assertThat(s.idempotent().grpcMethods).containsExactly("/grpc.health.v1.Health/*");
   }
 
   @Test
