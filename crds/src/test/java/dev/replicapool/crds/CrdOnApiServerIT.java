@@ -83,7 +83,13 @@ class CrdOnApiServerIT extends ApiServerTestBase {
     assertThat(hash.exitCode()).as(hash.output()).isZero();
     assertThat(hash.stdout()).contains("ttlSeconds").contains("Max-Age=ttlSeconds");
     Kubectl.Result pool = kubectl.run("explain", "rp.status.conditions");
-    assertThat(pool.stdout()).contains("Ready, Degraded, DataPlaneSynced");
+    // kubectl folds the text, so each name on its own.
+    assertThat(pool.stdout())
+        .contains("Ready (a request can reach a routable member")
+        .contains("Accepted")
+        .contains("ResolvedRefs")
+        .contains("Programmed")
+        .contains("DataPlaneSynced");
   }
 
   @Test
