@@ -48,10 +48,7 @@ final class PoolObserver {
     ReplicaPoolSpec spec = pool.getSpec();
     String namespace = pool.getMetadata().getNamespace();
     List<Pod> pods = spec.selector == null ? List.of() : inputs.pods(namespace);
-    List<Lease> leases =
-        spec.registration == null
-            ? List.of()
-            : inputs.leases(namespace, pool.getMetadata().getName());
+    List<Lease> leases = leases(pool);
     MemberDiscovery.Result found = discovery.discover(pool, pods, leases, nowMillis);
 
     List<String> problems = new ArrayList<>(found.problems());
@@ -78,6 +75,13 @@ final class PoolObserver {
         ProbeSpec.from(spec, upstreamTls),
         List.copyOf(problems),
         noMembersReason(spec, found));
+  }
+
+  /** The pool's registration Leases as cached; none when it has no registration. */
+  List<Lease> leases(ReplicaPool pool) {
+    return pool.getSpec().registration == null
+        ? List.of()
+        : inputs.leases(pool.getMetadata().getNamespace(), pool.getMetadata().getName());
   }
 
   private static String noMembersReason(ReplicaPoolSpec spec, MemberDiscovery.Result found) {
