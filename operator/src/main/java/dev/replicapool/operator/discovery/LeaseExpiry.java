@@ -19,10 +19,11 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
  *       same renewal ({@link LeaseTracker#confirmFresh}).
  * </ul>
  *
- * Otherwise the verdict is {@link Verdict#UNCONFIRMED}: the watch was re-establishing, behind or
- * stalled during the silence, so the member stays and the reconciler reads the Lease afresh; a read
- * that fails (the API server unreachable) decides nothing, and it is tried again after {@link
- * #RECHECK_MILLIS}. Pure: the caller hands in the time.
+ * An expiry, once established, stays until the Lease is renewed. Otherwise the verdict is {@link
+ * Verdict#UNCONFIRMED}: the watch was re-establishing, behind or stalled during the silence, so the
+ * member stays and the reconciler reads the Lease afresh; a read that fails (the API server
+ * unreachable) decides nothing, and it is tried again after {@link #RECHECK_MILLIS}. Pure: the
+ * caller hands in the time.
  */
 public final class LeaseExpiry {
   /** How soon an unconfirmed expiry is looked at again. */
@@ -61,6 +62,8 @@ public final class LeaseExpiry {
     }
     if (watch.liveThroughout(renewed, nowMillis)
         && watch.deliveredSince(due - durationMillis / 3)) {
+      // Kept as a fact: a watch that breaks later must not bring the member back unconfirmed.
+      tracker.confirmSilence(lease, nowMillis);
       return Verdict.EXPIRED;
     }
     return Verdict.UNCONFIRMED;

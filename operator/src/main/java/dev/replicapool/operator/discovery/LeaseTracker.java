@@ -37,6 +37,14 @@ public final class LeaseTracker {
       long seenAtMillis,
       long silenceConfirmedAtMillis,
       String supersededRenewTime) {
+    Seen silentAt(long atMillis) {
+      return new Seen(
+          renewTime,
+          seenAtMillis,
+          Math.max(silenceConfirmedAtMillis, atMillis),
+          supersededRenewTime);
+    }
+
     boolean isOf(String renewTime) {
       return Objects.equals(this.renewTime, renewTime)
           || (supersededRenewTime != null && supersededRenewTime.equals(renewTime));
@@ -92,11 +100,7 @@ public final class LeaseTracker {
         key(cached),
         (k, old) -> {
           if (fresh == null || Objects.equals(old.renewTime(), freshRenewTime)) {
-            return new Seen(
-                old.renewTime(),
-                old.seenAtMillis(),
-                Math.max(old.silenceConfirmedAtMillis(), readSentAtMillis),
-                old.supersededRenewTime());
+            return old.silentAt(readSentAtMillis);
           }
           if (old.isOf(freshRenewTime)) {
             return old;
@@ -105,7 +109,16 @@ public final class LeaseTracker {
         });
   }
 
-  /** When a fresh read last showed the Lease's current renewal still the last; else MIN_VALUE. */
+  /** Records that the Lease's current renewal was, at {@code atMillis}, known to be its last. */
+  void confirmSilence(Lease lease, long atMillis) {
+    lastRenewalMillis(lease);
+    seen.computeIfPresent(key(lease), (k, old) -> old.silentAt(atMillis));
+  }
+
+  /**
+   * When the Lease's current renewal was last known to be its last (a fresh read, or an expiry
+   * established on the watch); else MIN_VALUE.
+   */
   public long silenceConfirmedAtMillis(Lease lease) {
     lastRenewalMillis(lease);
     Seen s = seen.get(key(lease));

@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Watches registration Leases (those labelled with a pool) and notes the moment each renewal is
@@ -23,6 +25,8 @@ import java.util.concurrent.TimeUnit;
  * the watch was re-establishing is not taken for expiry.
  */
 final class LeaseEventSource extends InformerEventSource<Lease, ReplicaPool> {
+  private static final Logger log = LoggerFactory.getLogger(LeaseEventSource.class);
+
   /** Well below {@link LeaseWatch#MAX_SAMPLE_GAP_MILLIS}, so a busy machine rarely breaks a run. */
   static final long SAMPLE_MILLIS = 20;
 
@@ -30,6 +34,9 @@ final class LeaseEventSource extends InformerEventSource<Lease, ReplicaPool> {
   private final LeaseWatch watch;
   private final Clock clock;
   private ScheduledExecutorService sampler;
+
+  /** The last sample, only to log the changes (on the sampler's thread). */
+  private boolean wasLive;
 
   LeaseEventSource(
       EventSourceContext<ReplicaPool> context,
@@ -80,9 +87,19 @@ final class LeaseEventSource extends InformerEventSource<Lease, ReplicaPool> {
 
   /** Live only when every informer (one per watched namespace) watches and has synced. */
   private void sample() {
-    boolean live = !informerHealthIndicators().isEmpty();
-    for (InformerHealthIndicator i : informerHealthIndicators().values()) {
-      live &= i.isWatching() && i.hasSynced();
+    boolean live;
+    try {
+      live = !informerHealthIndicators().isEmpty();
+      for (InformerHealthIndicator i : informerHealthIndicators().values()) {
+        live &= i.isWatching() && i.hasSynced();
+      }
+    } catch (RuntimeException e) {
+      // A sample that throws would end the periodic task; an unknown state is not live.
+      live = false;
+    }
+    if (live != wasLive) {
+      log.debug("Lease watch {}", live ? "live" : "down");
+      wasLive = live;
     }
     watch.sample(live, clock.millis());
   }

@@ -76,6 +76,22 @@ class LeaseExpiryTest {
   }
 
   @Test
+  void anExpiryStaysAFactWhenTheWatchBreaksAfterwardsUntilARenewal() {
+    runTo(T0 + 1_000, true);
+    Lease dead = renew("dead");
+    long lastRenewal = now.get();
+    runTo(lastRenewal + LEASE - 100, true);
+    renew("alive");
+    runTo(lastRenewal + LEASE, true);
+    assertThat(judge(dead)).isEqualTo(EXPIRED);
+    runTo(lastRenewal + LEASE + 500, false);
+    assertThat(judge(dead)).isEqualTo(EXPIRED);
+    // A renewal after all (the replica was only partitioned away): alive again.
+    Lease back = renew("dead");
+    assertThat(judge(back)).isEqualTo(ALIVE);
+  }
+
+  @Test
   void silenceDuringAWatchGapNeverExpires() {
     runTo(T0 + 1_000, true);
     Lease member = renew("member");
