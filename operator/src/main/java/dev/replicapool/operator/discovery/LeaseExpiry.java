@@ -22,8 +22,9 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
  * An expiry, once established, stays until the Lease is renewed. Otherwise the verdict is {@link
  * Verdict#UNCONFIRMED}: the watch was re-establishing, behind or stalled during the silence, so the
  * member stays and the reconciler reads the Lease afresh; a read that fails (the API server
- * unreachable) decides nothing, and it is tried again after {@link #RECHECK_MILLIS}. Pure: the
- * caller hands in the time.
+ * unreachable) decides nothing, and it is tried again after {@link #RECHECK_MILLIS}. No I/O and no
+ * clock of its own: the caller hands in the time; an expiry established on the watch is recorded in
+ * the tracker.
  */
 public final class LeaseExpiry {
   /** How soon an unconfirmed expiry is looked at again. */
