@@ -18,12 +18,38 @@ import java.util.function.LongSupplier;
  * can still only move an expiry earlier by at most that bound, which the lease's slack of two
  * missed renewals absorbs. On first sight (operator start) the Lease's own renewTime is trusted,
  * capped at now, so a Lease abandoned long ago is not revived.
+ *
+ * <p>A fresh read of a Lease ({@link #confirmFresh}, when {@link LeaseExpiry} cannot trust the
+ * watch) either confirms that its renewal is still the last one, or brings a renewal the watch
+ * missed; the informer cache still holds the older one until the watch catches up, and that older
+ * renewal is not taken for a new one.
  */
 public final class LeaseTracker {
   /** The longest watch delivery delay believed: a renewTime older than this when seen is skew. */
   public static final long TRUSTED_DELAY_MILLIS = 100;
 
-  private record Seen(String renewTime, long seenAtMillis) {}
+  /**
+   * @param silenceConfirmedAtMillis when a fresh read showed this renewal still the last one
+   * @param supersededRenewTime the renewal a fresh read replaced, still in the informer cache
+   */
+  private record Seen(
+      String renewTime,
+      long seenAtMillis,
+      long silenceConfirmedAtMillis,
+      String supersededRenewTime) {
+    Seen silentAt(long atMillis) {
+      return new Seen(
+          renewTime,
+          seenAtMillis,
+          Math.max(silenceConfirmedAtMillis, atMillis),
+          supersededRenewTime);
+    }
+
+    boolean isOf(String renewTime) {
+      return Objects.equals(this.renewTime, renewTime)
+          || (supersededRenewTime != null && supersededRenewTime.equals(renewTime));
+    }
+  }
 
   private final Map<String, Seen> seen = new ConcurrentHashMap<>();
   private final LongSupplier clock;
@@ -40,20 +66,63 @@ public final class LeaseTracker {
     seen.compute(
         key,
         (k, old) -> {
-          if (old != null && Objects.equals(old.renewTime(), renewTime)) {
+          if (old != null && old.isOf(renewTime)) {
             return old;
           }
-          long renewed = renewTimeMillis(lease, now);
-          long at;
-          if (old == null) {
-            at = Math.min(now, renewed);
-          } else if (renewed <= now && now - renewed <= TRUSTED_DELAY_MILLIS) {
-            at = renewed;
-          } else {
-            at = now;
-          }
-          return new Seen(renewTime, at);
+          return new Seen(renewTime, seenAt(old, lease, now), Long.MIN_VALUE, null);
         });
+  }
+
+  private static long seenAt(Seen old, Lease lease, long now) {
+    long renewed = renewTimeMillis(lease, now);
+    if (old == null) {
+      return Math.min(now, renewed);
+    }
+    if (renewed <= now && now - renewed <= TRUSTED_DELAY_MILLIS) {
+      return renewed;
+    }
+    return now;
+  }
+
+  /**
+   * Records a fresh read of a Lease from the API server, sent at {@code readSentAtMillis} or later.
+   * The same renewal as the one tracked: nobody renewed it up to then. A newer one: a renewal the
+   * watch has not delivered yet, counted as if the watch had just delivered it.
+   *
+   * @param cached the Lease as the informer cache holds it
+   * @param fresh the Lease as read; null when it is gone
+   */
+  public void confirmFresh(Lease cached, Lease fresh, long readSentAtMillis) {
+    lastRenewalMillis(cached);
+    String freshRenewTime = fresh == null ? null : renewTime(fresh);
+    long now = clock.getAsLong();
+    seen.computeIfPresent(
+        key(cached),
+        (k, old) -> {
+          if (fresh == null || Objects.equals(old.renewTime(), freshRenewTime)) {
+            return old.silentAt(readSentAtMillis);
+          }
+          if (old.isOf(freshRenewTime)) {
+            return old;
+          }
+          return new Seen(freshRenewTime, seenAt(old, fresh, now), Long.MIN_VALUE, old.renewTime());
+        });
+  }
+
+  /** Records that the Lease's current renewal was, at {@code atMillis}, known to be its last. */
+  void confirmSilence(Lease lease, long atMillis) {
+    lastRenewalMillis(lease);
+    seen.computeIfPresent(key(lease), (k, old) -> old.silentAt(atMillis));
+  }
+
+  /**
+   * When the Lease's current renewal was last known to be its last (a fresh read, or an expiry
+   * established on the watch); else MIN_VALUE.
+   */
+  public long silenceConfirmedAtMillis(Lease lease) {
+    lastRenewalMillis(lease);
+    Seen s = seen.get(key(lease));
+    return s == null ? Long.MIN_VALUE : s.silenceConfirmedAtMillis();
   }
 
   public void forget(Lease lease) {
@@ -63,7 +132,7 @@ public final class LeaseTracker {
   /** When the last renewal was observed (epoch millis); observes the Lease if it is new. */
   public long lastRenewalMillis(Lease lease) {
     Seen s = seen.get(key(lease));
-    if (s == null || !Objects.equals(s.renewTime(), renewTime(lease))) {
+    if (s == null || !s.isOf(renewTime(lease))) {
       observe(lease);
       s = seen.get(key(lease));
     }

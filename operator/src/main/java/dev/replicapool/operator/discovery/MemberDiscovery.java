@@ -20,10 +20,10 @@ import java.util.Map;
  * and Lease self-registration. Pure: the caller hands in what the informers cached.
  */
 public final class MemberDiscovery {
-  private final LeaseTracker leases;
+  private final LeaseExpiry expiry;
 
-  public MemberDiscovery(LeaseTracker leases) {
-    this.leases = leases;
+  public MemberDiscovery(LeaseExpiry expiry) {
+    this.expiry = expiry;
   }
 
   /** What discovery found, and what it refused to use. */
@@ -120,9 +120,12 @@ public final class MemberDiscovery {
             .anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
-  /** Whether a Lease is past its pool's lease duration, judged by when it was last renewed. */
+  /**
+   * Whether a Lease has expired: not renewed for its pool's lease duration, on evidence ({@link
+   * LeaseExpiry}); an expiry not yet confirmed is not one.
+   */
   public boolean isExpired(Lease lease, long leaseDurationMillis, long now) {
-    return now >= leases.lastRenewalMillis(lease) + leaseDurationMillis;
+    return expiry.judge(lease, leaseDurationMillis, now) == LeaseExpiry.Verdict.EXPIRED;
   }
 
   private Member fromLease(Lease lease, long durationMillis, long now, List<String> problems) {
@@ -146,10 +149,15 @@ public final class MemberDiscovery {
       problems.add("Lease " + name + " has an invalid address " + address);
       return null;
     }
-    long expiresAt = leases.lastRenewalMillis(lease) + durationMillis;
-    if (now >= expiresAt) {
+    LeaseExpiry.Verdict verdict = expiry.judge(lease, durationMillis, now);
+    if (verdict == LeaseExpiry.Verdict.EXPIRED) {
       return null;
     }
+    // An unconfirmed expiry keeps the member; the reconcile wakes at its "expiry" to look again.
+    long expiresAt =
+        verdict == LeaseExpiry.Verdict.ALIVE
+            ? expiry.dueMillis(lease, durationMillis)
+            : now + LeaseExpiry.RECHECK_MILLIS;
     String healthy = annotations.get(LeaseConventions.HEALTHY_ANNOTATION);
     return new Member(
         address.substring(0, colon),

@@ -1,7 +1,7 @@
 package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
-import dev.replicapool.operator.discovery.LeaseTracker;
+import dev.replicapool.operator.discovery.LeaseExpiry;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes registration Leases nobody renewed for {@link #GRACE_MILLIS} past their expiry: the
- * replica that held one is gone, and its Lease would otherwise stay in the namespace for ever.
+ * replica that held one is gone, and its Lease would otherwise stay in the namespace for ever. Only
+ * a Lease whose expiry is a fact ({@link LeaseExpiry}) is deleted.
  */
 final class ExpiredLeaseCollector {
   private static final Logger log = LoggerFactory.getLogger(ExpiredLeaseCollector.class);
@@ -18,10 +19,10 @@ final class ExpiredLeaseCollector {
   /** A Lease expired this long is deleted: nobody renews it any more. */
   static final long GRACE_MILLIS = 60_000;
 
-  private final LeaseTracker leaseTracker;
+  private final LeaseExpiry expiry;
 
-  ExpiredLeaseCollector(LeaseTracker leaseTracker) {
-    this.leaseTracker = leaseTracker;
+  ExpiredLeaseCollector(LeaseExpiry expiry) {
+    this.expiry = expiry;
   }
 
   /** A precondition on the resourceVersion keeps a renewal that raced the deletion safe. */
@@ -31,7 +32,8 @@ final class ExpiredLeaseCollector {
     }
     long duration = pool.getSpec().registration.leaseDurationMillis;
     for (Lease lease : leases) {
-      if (nowMillis >= leaseTracker.lastRenewalMillis(lease) + duration + GRACE_MILLIS) {
+      if (nowMillis >= expiry.dueMillis(lease, duration) + GRACE_MILLIS
+          && expiry.judge(lease, duration, nowMillis) == LeaseExpiry.Verdict.EXPIRED) {
         delete(client, lease);
       }
     }

@@ -4,6 +4,7 @@ import dev.replicapool.api.registration.LeaseConventions;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.discovery.LabelSelectors;
 import dev.replicapool.operator.discovery.LeaseTracker;
+import dev.replicapool.operator.discovery.LeaseWatch;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -14,6 +15,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -31,7 +33,10 @@ final class InformerInputs implements PoolInputs {
 
   @Override
   public List<EventSource<?, ReplicaPool>> eventSources(
-      EventSourceContext<ReplicaPool> context, LeaseTracker leaseTracker) {
+      EventSourceContext<ReplicaPool> context,
+      LeaseTracker leaseTracker,
+      LeaseWatch leaseWatch,
+      Clock clock) {
     pods =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ReplicaPool.class)
@@ -39,7 +44,7 @@ final class InformerInputs implements PoolInputs {
                 .withSecondaryToPrimaryMapper(pod -> poolsSelecting(context, pod))
                 .build(),
             context);
-    leases = new LeaseEventSource(context, leaseTracker);
+    leases = new LeaseEventSource(context, leaseTracker, leaseWatch, clock);
     secrets =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Secret.class, ReplicaPool.class)

@@ -2,12 +2,14 @@ package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.discovery.LeaseTracker;
+import dev.replicapool.operator.discovery.LeaseWatch;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import java.time.Clock;
 import java.util.List;
 
 /**
@@ -32,9 +34,13 @@ interface PoolInputs {
    * The event sources that fill these inputs and trigger reconciles; none when nothing caches.
    *
    * @param leaseTracker to be told of every Lease renewal as it is seen
+   * @param leaseWatch to be told whether the Lease watch is live, and of every Lease event
    */
   default List<EventSource<?, ReplicaPool>> eventSources(
-      EventSourceContext<ReplicaPool> context, LeaseTracker leaseTracker) {
+      EventSourceContext<ReplicaPool> context,
+      LeaseTracker leaseTracker,
+      LeaseWatch leaseWatch,
+      Clock clock) {
     return List.of();
   }
 }

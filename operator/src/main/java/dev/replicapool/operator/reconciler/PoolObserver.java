@@ -51,10 +51,7 @@ final class PoolObserver {
     ReplicaPoolSpec spec = pool.getSpec();
     String namespace = pool.getMetadata().getNamespace();
     List<Pod> pods = spec.selector == null ? List.of() : inputs.pods(namespace);
-    List<Lease> leases =
-        spec.registration == null
-            ? List.of()
-            : inputs.leases(namespace, pool.getMetadata().getName());
+    List<Lease> leases = leases(pool);
     MemberDiscovery.Result found = discovery.discover(pool, pods, leases, nowMillis);
 
     List<String> refs = new ArrayList<>();
@@ -84,6 +81,13 @@ final class PoolObserver {
         List.copyOf(problems),
         List.copyOf(refs),
         noMembersReason(spec, found));
+  }
+
+  /** The pool's registration Leases as cached; none when it has no registration. */
+  List<Lease> leases(ReplicaPool pool) {
+    return pool.getSpec().registration == null
+        ? List.of()
+        : inputs.leases(pool.getMetadata().getNamespace(), pool.getMetadata().getName());
   }
 
   private static String noMembersReason(ReplicaPoolSpec spec, MemberDiscovery.Result found) {

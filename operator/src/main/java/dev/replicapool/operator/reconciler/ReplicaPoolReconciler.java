@@ -2,7 +2,9 @@ package dev.replicapool.operator.reconciler;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolStatus;
+import dev.replicapool.operator.discovery.LeaseExpiry;
 import dev.replicapool.operator.discovery.LeaseTracker;
+import dev.replicapool.operator.discovery.LeaseWatch;
 import dev.replicapool.operator.discovery.MemberDiscovery;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.ProbeResult;
@@ -32,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * The control loop of a ReplicaPool: discover members, keep them probed, push the weighted set to
  * the data planes, and write what was observed into status. Each phase is a class of its own:
  * {@link PoolObserver}, {@link MemberSync}, {@link SnapshotPush}, {@link PoolReport}, {@link
- * ExpiredLeaseCollector}, {@link StatusWriter}; what is kept of a pool between reconciles is its
- * {@link PoolState} in the {@link PoolRegistry}.
+ * ExpiredLeaseCollector}, {@link StatusWriter}, with {@link SilentLeaseCheck} before discovery;
+ * what is kept of a pool between reconciles is its {@link PoolState} in the {@link PoolRegistry}.
  *
  * <p>Two paths lead to a push. A reconcile (the spec, a Pod, a Lease, a TLS Secret or a CA
  * ConfigMap changed) resynchronizes everything. A probe result that changes a member's state or
@@ -48,6 +50,8 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final OperatorMetrics metrics;
   private final PoolInputs inputs;
   private final LeaseTracker leaseTracker;
+  private final LeaseWatch leaseWatch = new LeaseWatch();
+  private final SilentLeaseCheck silentLeases;
   private final PoolRegistry pools;
   private final PoolObserver observer;
   private final MemberSync members;
@@ -86,12 +90,14 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     this.metrics = metrics;
     this.inputs = inputs;
     this.leaseTracker = new LeaseTracker(clock::millis);
+    LeaseExpiry leaseExpiry = new LeaseExpiry(leaseTracker, leaseWatch);
+    this.silentLeases = new SilentLeaseCheck(leaseExpiry);
     this.pools = new PoolRegistry(clock);
-    this.observer = new PoolObserver(inputs, new MemberDiscovery(leaseTracker));
+    this.observer = new PoolObserver(inputs, new MemberDiscovery(leaseExpiry));
     this.members = new MemberSync(prober, events, metrics);
     this.push = new SnapshotPush(publisher, pools);
     this.report = new PoolReport(events, metrics);
-    this.expiredLeases = new ExpiredLeaseCollector(leaseTracker);
+    this.expiredLeases = new ExpiredLeaseCollector(leaseExpiry);
     prober.setListener(this::onProbeResult);
   }
 
@@ -99,7 +105,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   public List<EventSource<?, ReplicaPool>> prepareEventSources(
       EventSourceContext<ReplicaPool> context) {
     List<EventSource<?, ReplicaPool>> sources =
-        new ArrayList<>(inputs.eventSources(context, leaseTracker));
+        new ArrayList<>(inputs.eventSources(context, leaseTracker, leaseWatch, clock));
     sources.add(memberChanges);
     return sources;
   }
@@ -125,6 +131,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     if (state == null) {
       return UpdateControl.noUpdate(); // a late reconcile of a deleted pool: leave no trace
     }
+    silentLeases.check(client, pool, observer.leases(pool), now);
     PoolObserver.Observed seen = observer.observe(pool, now);
     members.sync(pool, state, seen);
     long version = push.publish(pool, state, seen.pods(), client);

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 class MemberDiscoveryTest {
   static final long NOW = Instant.parse("2026-12-01T12:00:00Z").toEpochMilli();
   final LeaseTracker tracker = new LeaseTracker(() -> NOW);
-  final MemberDiscovery discovery = new MemberDiscovery(tracker);
+  final LeaseWatch watch = new LeaseWatch();
+  final MemberDiscovery discovery = new MemberDiscovery(new LeaseExpiry(tracker, watch));
   final ReplicaPool pool = new ReplicaPool();
 
   MemberDiscoveryTest() {
@@ -71,6 +72,14 @@ class MemberDiscoveryTest {
         .withRenewTime(ZonedDateTime.ofInstant(Instant.ofEpochMilli(renewedMillis), ZoneOffset.UTC))
         .endSpec()
         .build();
+  }
+
+  /** The Lease watch live and sampled from {@code from} to NOW, its last event just now. */
+  void watchLiveSince(long from) {
+    for (long t = from; t <= NOW; t += 20) {
+      watch.sample(true, t);
+    }
+    watch.eventDelivered(NOW);
   }
 
   MemberDiscovery.Result discover(List<Pod> pods, List<Lease> leases) {
@@ -151,12 +160,33 @@ class MemberDiscoveryTest {
             NOW - 100);
     Lease stale =
         lease("web-b", Map.of(LeaseConventions.ADDRESS_ANNOTATION, "10.0.0.2:8080"), NOW - 900);
+    watchLiveSince(NOW - 5_000);
     MemberDiscovery.Result r = discover(List.of(), List.of(fresh, stale));
     assertThat(r.members())
         .containsExactly(
             new Member("10.0.0.1", 8080, MemberSource.Lease, "web-a", false, false, NOW + 800));
     assertThat(discovery.isExpired(stale, 900, NOW)).isTrue();
     assertThat(discovery.isExpired(fresh, 900, NOW)).isFalse();
+  }
+
+  @Test
+  void aSilenceTheWatchCannotVouchForKeepsTheMemberToBeLookedAtAgain() {
+    spec().registration = new Registration();
+    Lease stale =
+        lease("web-b", Map.of(LeaseConventions.ADDRESS_ANNOTATION, "10.0.0.2:8080"), NOW - 900);
+    // The watch came back after the renewal: nobody heard what happened in between.
+    watchLiveSince(NOW - 500);
+    assertThat(discover(List.of(), List.of(stale)).members())
+        .containsExactly(
+            new Member(
+                "10.0.0.2",
+                8080,
+                MemberSource.Lease,
+                "web-b",
+                false,
+                true,
+                NOW + LeaseExpiry.RECHECK_MILLIS));
+    assertThat(discovery.isExpired(stale, 900, NOW)).isFalse();
   }
 
   @Test

@@ -12,29 +12,60 @@ import dev.replicapool.testing.CloseLater;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
+import dev.replicapool.testing.TcpProxy;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Random;
 import java.util.function.Consumer;
 
-/** A real API server with the CRD installed, a namespace, and an operator running in-process. */
+/**
+ * A real API server with the CRD installed, a namespace, and an operator running in-process. The
+ * test's own client always talks to the API server directly; the operator's may go through a {@link
+ * TcpProxy} the test can cut ({@link #link}).
+ */
 final class OperatorHarness implements AutoCloseable {
   final LocalKubeApiServer apiServer = LocalKubeApiServer.get();
   final KubernetesClient client = apiServer.newClient();
   final Kubectl kubectl = new Kubectl(apiServer.kubeConfigFile());
   final String namespace;
   final ReplicaPoolOperator operator;
+
+  /** Between the operator and the API server; null when the operator uses the test's client. */
+  final TcpProxy link;
+
+  private final KubernetesClient operatorClient;
   private final CloseLater toClose = new CloseLater();
 
   OperatorHarness(String testName) {
+    this(testName, false);
+  }
+
+  /**
+   * @param throughLink whether the operator reaches the API server through {@link #link}
+   */
+  OperatorHarness(String testName, boolean throughLink) {
     ReplicaPools.installCrd(kubectl, java.nio.file.Path.of("../crds/"));
     namespace = apiServer.createNamespace(client, testName);
+    if (throughLink) {
+      URI api = URI.create(Config.fromKubeconfig(apiServer.kubeConfigYaml()).getMasterUrl());
+      link = TcpProxy.start(api.getHost(), api.getPort());
+      Config viaLink = Config.fromKubeconfig(apiServer.kubeConfigYaml());
+      viaLink.setMasterUrl("https://127.0.0.1:" + link.port());
+      operatorClient = new KubernetesClientBuilder().withConfig(viaLink).build();
+    } else {
+      link = null;
+      operatorClient = client;
+    }
     operator =
         ReplicaPoolOperator.start(
-            client, OperatorConfig.local("test-token").withNamespaces(java.util.Set.of(namespace)));
+            operatorClient,
+            OperatorConfig.local("test-token").withNamespaces(java.util.Set.of(namespace)));
   }
 
   Resource<ReplicaPool> pool(String name) {
@@ -93,6 +124,10 @@ final class OperatorHarness implements AutoCloseable {
   public void close() {
     toClose.closeAll();
     operator.close();
+    if (link != null) {
+      link.close();
+      operatorClient.close();
+    }
     client.close();
   }
 }
