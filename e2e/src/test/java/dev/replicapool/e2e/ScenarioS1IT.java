@@ -98,7 +98,7 @@ class ScenarioS1IT {
     // What kubectl shows agrees with the data plane.
     Kubectl.Result get = h.kubectl.run("get", "rp", "checked", "-n", h.namespace, "--no-headers");
     assertThat(get.stdout().trim().split("\\s+"))
-        .startsWith("checked", "True", "3", "2", "RoundRobin");
+        .startsWith("checked", "True", "3", "2", "0", "RoundRobin");
   }
 
   /** Members of a pool at weight 1.0 in the data plane's /status. */
