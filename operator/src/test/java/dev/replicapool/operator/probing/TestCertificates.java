@@ -62,23 +62,7 @@ public final class TestCertificates {
     Path csr = dir.resolve(name + ".csr");
     Path ext = dir.resolve(name + ".ext");
     Files.writeString(ext, extension + "\n");
-    openssl(
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        key.toString(),
-        "-out",
-        csr.toString(),
-        "-subj",
-        "/CN=" + name);
-    // PKCS#8 ("BEGIN PRIVATE KEY"), which every consumer here reads.
-    Path pk8 = dir.resolve(name + ".pk8");
-    openssl("pkcs8", "-topk8", "-nocrypt", "-in", key.toString(), "-out", pk8.toString());
-    Files.move(pk8, key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    keyAndRequest(name, key, csr);
     openssl(
         "x509",
         "-req",
@@ -126,22 +110,7 @@ public final class TestCertificates {
             "[any]",
             "commonName = supplied",
             ""));
-    openssl(
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        key.toString(),
-        "-out",
-        csr.toString(),
-        "-subj",
-        "/CN=expired");
-    Path pk8 = dir.resolve("expired.pk8");
-    openssl("pkcs8", "-topk8", "-nocrypt", "-in", key.toString(), "-out", pk8.toString());
-    Files.move(pk8, key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    keyAndRequest("expired", key, csr);
     openssl(
         "ca",
         "-batch",
@@ -163,6 +132,27 @@ public final class TestCertificates {
         "-extfile",
         ext.toString());
     return cert;
+  }
+
+  /** A P-256 key (PKCS#8, "BEGIN PRIVATE KEY", which every consumer here reads) and its CSR. */
+  private void keyAndRequest(String name, Path key, Path csr)
+      throws IOException, InterruptedException {
+    openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key.toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        "/CN=" + name);
+    Path pk8 = dir.resolve(name + ".pk8");
+    openssl("pkcs8", "-topk8", "-nocrypt", "-in", key.toString(), "-out", pk8.toString());
+    Files.move(pk8, key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static void openssl(String... args) throws IOException, InterruptedException {
