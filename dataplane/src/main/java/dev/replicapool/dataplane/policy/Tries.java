@@ -152,8 +152,7 @@ public final class Tries {
           case UNPROCESSED -> replayable && connectRetries < policy.connectFailureRetries();
           case RESET_BEFORE_RESPONSE, TRY_TIMEOUT ->
               replayable && idempotent && connectRetries < policy.connectFailureRetries();
-          case UNAVAILABLE_ANSWER ->
-              policy.retryIdempotentOn5xx() && idempotent && replayable && !retriedAnswer;
+          case UNAVAILABLE_ANSWER -> answerRetryLeft();
         };
     if (!allowed || !pay()) {
       return false;
@@ -168,11 +167,12 @@ public final class Tries {
 
   /** Whether a 502/503 answer would be retried: then it is held rather than passed on. */
   public boolean wouldRetryAnswer(int status) {
-    return (status == 502 || status == 503)
-        && policy.retryIdempotentOn5xx()
-        && idempotent
-        && replayable
-        && !retriedAnswer;
+    return (status == 502 || status == 503) && answerRetryLeft();
+  }
+
+  /** A 502/503 is retried once, when the pool allows it, for a request safe to send again. */
+  private boolean answerRetryLeft() {
+    return policy.retryIdempotentOn5xx() && idempotent && replayable && !retriedAnswer;
   }
 
   /**
