@@ -65,7 +65,14 @@ class ClientConnectionsIT extends DataPlaneTestBase {
       try (Socket c = new Socket("127.0.0.1", dp.trafficPort())) {
         assertThat(millisToClose(c, 5_000)).isLessThan(4_000L);
       }
-      assertThat(metric("replicapool_client_connections_refused_total")).isEqualTo(1.0);
+      // Counted before the close; awaited all the same, so that a failure says what was seen.
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(metric("replicapool_client_connections_refused_total"))
+                      .as("refused; open: %s", metric("replicapool_client_connections"))
+                      .isEqualTo(1.0));
       assertThat(a.get(HOST, "/3").status()).isEqualTo(200);
       b.close();
       await().atMost(WAIT).until(() -> metric("replicapool_client_connections") == 1.0);

@@ -52,6 +52,8 @@ class HostileRequestsIT {
   static ReplicaProcess member;
   static FaultTcpMember evil;
   static RecordingMember recorder;
+  static LaxFramingMember lax;
+  static final String LAX_HOST = "lax.local";
   static final String RECORDED_HOST = "recorded.local";
   static final List<String> table = new CopyOnWriteArrayList<>();
 
@@ -78,6 +80,11 @@ class HostileRequestsIT {
     recorded.getSpec().route.hosts = List.of(RECORDED_HOST);
     sys.create(recorded);
     sys.awaitReadyAndSynced("recorded", Duration.ofSeconds(30));
+    lax = sys.closeLater(new LaxFramingMember(300));
+    ReplicaPool laxPool = sys.pool("lax", List.of(lax.address()));
+    laxPool.getSpec().route.hosts = List.of(LAX_HOST);
+    sys.create(laxPool);
+    sys.awaitReadyAndSynced("lax", Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -181,6 +188,24 @@ class HostileRequestsIT {
             bytes(
                 "POST /up HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n",
                 "fffffffffffffffffffff\r\nhello\r\n0\r\n\r\n")));
+    cases.add(
+        Arguments.of(
+            "chunk lines ending in a bare LF",
+            bytes(
+                "POST /up HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n",
+                "5\nhello\n0\n\n")));
+    cases.add(
+        Arguments.of(
+            "chunk data ending in a bare LF",
+            bytes(
+                "POST /up HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n",
+                "5\r\nhello\n0\r\n\r\n")));
+    cases.add(
+        Arguments.of(
+            "trailer section ending in a bare LF",
+            bytes(
+                "POST /up HTTP/1.1\r\n" + h + "Transfer-Encoding: chunked\r\n\r\n",
+                "5\r\nhello\r\n0\r\nX-T: 1\n\n")));
     cases.add(
         Arguments.of(
             "Transfer-Encoding that does not end in chunked",
@@ -322,6 +347,35 @@ class HostileRequestsIT {
           .until(() -> recorder.received().contains("GET /after/" + round));
     }
     assertThat(recorder.received()).noneMatch(r -> r.contains("smuggled"));
+  }
+
+  /**
+   * A member that frames by Content-Length alone reads a chunked body as more requests and answers
+   * them late, after the client's own answer. Such an answer must reach no client: a member
+   * connection that carried a chunked body carries nothing else (the old data plane gave it back to
+   * the pool, and the next request on it got the stray answer).
+   */
+  @Test
+  void aMembersAnswerToNoRequestReachesNoClient() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      String chunked =
+          "POST /chunked/"
+              + i
+              + " HTTP/1.1\r\nHost: "
+              + LAX_HOST
+              + "\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+      String next = "GET /next/" + i + " HTTP/1.1\r\nHost: " + LAX_HOST + "\r\n\r\n";
+      try (HostileSocket s = new HostileSocket(dp.trafficPort(), 3_000).closeWait(20)) {
+        HostileSocket.Outcome first = s.exchange(chunked);
+        assertThat(first.head()).contains("X-Answers: POST /chunked/" + i);
+        HostileSocket.Outcome second = s.exchange(next);
+        assertThat(second.head())
+            .as("the answer to GET /next/%d", i)
+            .contains("X-Answers: GET /next/" + i);
+      }
+    }
+    // The member did read the chunks as requests: the case this test is about did happen.
+    assertThat(lax.received()).contains("5");
   }
 
   /**

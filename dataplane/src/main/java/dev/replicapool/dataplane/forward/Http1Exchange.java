@@ -50,6 +50,7 @@ final class Http1Exchange implements H1Upstream.User {
       ByteBuf head,
       boolean idempotent,
       boolean bodyless,
+      boolean chunked,
       boolean headRequest,
       boolean upgrade,
       boolean closeAfter,
@@ -60,7 +61,7 @@ final class Http1Exchange implements H1Upstream.User {
     this.fw = fw;
     this.pool = pool;
     this.upgrade = upgrade;
-    this.request = new RequestRelay(client, head, bodyless);
+    this.request = new RequestRelay(client, head, bodyless, chunked);
     this.front = new FrontTry(fw, pool);
     Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.startNanos = fw.clock.getAsLong();
@@ -133,7 +134,7 @@ final class Http1Exchange implements H1Upstream.User {
         }
         return;
       }
-      responseHead();
+      responseHead(buf.isReadable());
       if (finished) {
         buf.release();
         return;
@@ -142,8 +143,11 @@ final class Http1Exchange implements H1Upstream.User {
     body(buf);
   }
 
-  /** The answer's head came: the try is counted, then the answer is held or begins. */
-  private void responseHead() {
+  /**
+   * The answer's head came: the try is counted, then the answer is held or begins. {@code more}:
+   * bytes follow the head in the same read.
+   */
+  private void responseHead(boolean more) {
     status = response.status();
     boolean hold = runner.answerHead(status);
     if (!hold) {
@@ -154,6 +158,9 @@ final class Http1Exchange implements H1Upstream.User {
       return; // the tunnel starts once the head is out (body())
     }
     if (response.framing() == ResponseHead.Framing.NONE) {
+      if (more) {
+        request.spend(); // bytes after a bodyless answer: the member answers something not asked
+      }
       responseEnded();
     }
   }

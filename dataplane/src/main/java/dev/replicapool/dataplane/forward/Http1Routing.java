@@ -54,6 +54,7 @@ final class Http1Routing {
         up,
         pool.requests().idempotent().method(methodName(head)),
         head.bodyless(),
+        head.framing() == RequestHead.Framing.CHUNKED,
         head.method() == RequestHead.Method.HEAD,
         head.upgrade(),
         closeAfter,

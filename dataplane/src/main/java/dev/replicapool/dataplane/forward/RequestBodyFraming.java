@@ -16,7 +16,7 @@ final class RequestBodyFraming {
   /** The chunks carry more than the body limit. */
   static final int TOO_LARGE = -2;
 
-  private final ChunkedFramer chunks = new ChunkedFramer();
+  private final ChunkedFramer chunks = ChunkedFramer.strict();
   private final long maxBodyBytes;
   private boolean chunked;
   private long left;

@@ -17,6 +17,12 @@ final class RequestRelay {
   private final Http1Connection client;
   private final boolean bodyless;
 
+  /**
+   * A chunked body: a member that frames it otherwise (by Content-Length alone) reads its chunks as
+   * further requests and answers them later, so the connection carries no other request.
+   */
+  private final boolean chunked;
+
   /** The head as the member gets it; kept until the response head came, for retries. */
   private ByteBuf head;
 
@@ -31,10 +37,11 @@ final class RequestRelay {
   /** The member closes it, or sent more than the answer: never reused. */
   private boolean spent;
 
-  RequestRelay(Http1Connection client, ByteBuf head, boolean bodyless) {
+  RequestRelay(Http1Connection client, ByteBuf head, boolean bodyless, boolean chunked) {
     this.client = client;
     this.head = head;
     this.bodyless = bodyless;
+    this.chunked = chunked;
     this.ended = bodyless;
   }
 
@@ -144,8 +151,8 @@ final class RequestRelay {
     if (u == null) {
       return;
     }
-    if (spent || !ended) {
-      u.discard(); // a body still on its way, or a member that closes: never reused
+    if (spent || !ended || chunked) {
+      u.discard(); // a body still on its way, a member that closes, or chunks: never reused
     } else {
       u.release();
     }

@@ -35,7 +35,7 @@ final class ResponseRelay {
   /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
   private final String setCookie;
 
-  private final ChunkedFramer chunks = new ChunkedFramer();
+  private final ChunkedFramer chunks = ChunkedFramer.lenient();
 
   /** The start of a head that has not all come yet. */
   private ByteBuf partial;

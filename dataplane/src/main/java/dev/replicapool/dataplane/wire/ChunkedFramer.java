@@ -6,6 +6,12 @@ import io.netty.buffer.ByteBuf;
  * Follows the framing of a chunked body (RFC 9112 7.1) as its bytes pass through, to know where the
  * message ends, how much payload it carried and whether it is well formed, without copying it.
  * Chunk extensions and trailer lines are bounded and skipped over (they pass through as bytes).
+ *
+ * <p>The bytes pass on unchanged, so a line end the framer accepts is one the receiver must read
+ * the same way. A request's framing is {@link #strict}: a bare LF ends no line there (RFC 9112 7.1
+ * asks for CRLF; a member that reads it otherwise would see another body, or another request). An
+ * answer's framing is lenient (a bare LF ends a line, RFC 9112 2.2) and goes to the one client that
+ * asked for it.
  */
 public final class ChunkedFramer {
   /** Told about payload bytes, for a receiver that needs the body without its framing. */
@@ -41,6 +47,21 @@ public final class ChunkedFramer {
   private int sizeDigits;
   private int lineBytes;
   private long payload;
+  private final boolean strict;
+
+  private ChunkedFramer(boolean strict) {
+    this.strict = strict;
+  }
+
+  /** For bodies a client sends: every line ends with CRLF, else the framing is broken. */
+  public static ChunkedFramer strict() {
+    return new ChunkedFramer(true);
+  }
+
+  /** For bodies a member sends: a bare LF ends a line too. */
+  public static ChunkedFramer lenient() {
+    return new ChunkedFramer(false);
+  }
 
   public void reset() {
     state = SIZE;
@@ -125,14 +146,14 @@ public final class ChunkedFramer {
       state = SIZE_LF;
       return GO_ON;
     }
-    return b == '\n' ? sizeDone() : MALFORMED;
+    return b == '\n' && !strict ? sizeDone() : MALFORMED;
   }
 
   private int extension(byte b) {
     if (b == '\r') {
       state = SIZE_LF;
     } else if (b == '\n') {
-      return sizeDone();
+      return strict ? MALFORMED : sizeDone();
     } else if (++lineBytes > MAX_LINE || b == 0) {
       return MALFORMED;
     }
@@ -141,7 +162,7 @@ public final class ChunkedFramer {
 
   private int dataCr(byte b) {
     if (b == '\n') {
-      return newChunk();
+      return strict ? MALFORMED : newChunk();
     } else if (b == '\r') {
       state = DATA_LF;
       return GO_ON;
@@ -151,7 +172,7 @@ public final class ChunkedFramer {
 
   private int trailerStart(byte b) {
     if (b == '\n') {
-      return END;
+      return strict ? MALFORMED : END;
     } else if (b == '\r') {
       state = END_LF;
     } else {
@@ -163,6 +184,9 @@ public final class ChunkedFramer {
 
   private int trailerLine(byte b) {
     if (b == '\n') {
+      if (strict) {
+        return MALFORMED;
+      }
       state = TRAILER_START;
     } else if (b == '\r') {
       state = TRAILER_LF;

@@ -15,7 +15,7 @@ class ChunkedFramerTest {
   @Test
   void findsTheEndOfABodyAndWhatFollowsIt() {
     ByteBuf b = buf("5\r\nhello\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: x\r\n\r\nGET /next");
-    ChunkedFramer f = new ChunkedFramer();
+    ChunkedFramer f = ChunkedFramer.strict();
     int end = f.feed(b, 0, b.writerIndex(), null);
     assertThat(b.toString(end, b.writerIndex() - end, StandardCharsets.ISO_8859_1))
         .isEqualTo("GET /next");
@@ -26,7 +26,7 @@ class ChunkedFramerTest {
   void worksAcrossAnySplitAndHandsOutThePayload() {
     String body = "4\r\nwiki\r\n5\r\npedia\r\n0\r\n\r\n";
     for (int split = 1; split < body.length(); split++) {
-      ChunkedFramer f = new ChunkedFramer();
+      ChunkedFramer f = ChunkedFramer.strict();
       StringBuilder payload = new StringBuilder();
       ChunkedFramer.Payload sink =
           (bb, i, n) -> payload.append(bb.toString(i, n, StandardCharsets.ISO_8859_1));
@@ -42,9 +42,41 @@ class ChunkedFramerTest {
   void brokenFramingIsMalformed() {
     for (String bad : new String[] {"zz\r\n", "5\r\nhelloXX", "1234567890123456\r\n", "\r\n"}) {
       ByteBuf b = buf(bad);
-      assertThat(new ChunkedFramer().feed(b, 0, b.writerIndex(), null))
+      assertThat(ChunkedFramer.strict().feed(b, 0, b.writerIndex(), null))
           .as(bad)
           .isEqualTo(ChunkedFramer.MALFORMED);
+    }
+  }
+
+  /** Each line of a chunked body ended by a bare LF instead of CRLF, one at a time. */
+  private static final String[] BARE_LF =
+      new String[] {
+        "5\nhello\r\n0\r\n\r\n", // size line
+        "5;x=1\nhello\r\n0\r\n\r\n", // size line with an extension
+        "5\r\nhello\n0\r\n\r\n", // after the data
+        "5\r\nhello\r\n0\n\r\n", // last chunk
+        "5\r\nhello\r\n0\r\n\n", // end of the trailer section
+        "5\r\nhello\r\n0\r\nT: x\n\r\n", // trailer line
+        "5\nhello\n0\n\n", // every line
+      };
+
+  @Test
+  void aRequestsBareLfEndsNoLine() {
+    for (String body : BARE_LF) {
+      ByteBuf b = buf(body);
+      assertThat(ChunkedFramer.strict().feed(b, 0, b.writerIndex(), null))
+          .as(body)
+          .isEqualTo(ChunkedFramer.MALFORMED);
+    }
+  }
+
+  @Test
+  void anAnswersBareLfEndsItsLine() {
+    for (String body : BARE_LF) {
+      ByteBuf b = buf(body + "X");
+      ChunkedFramer f = ChunkedFramer.lenient();
+      assertThat(f.feed(b, 0, b.writerIndex(), null)).as(body).isEqualTo(b.writerIndex() - 1);
+      assertThat(f.payload()).isEqualTo(5);
     }
   }
 }
