@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  *       or port, else with a backoff), every rejected pool of the data plane together, so that
  *       pools that swap hosts apply in one batch.
  *   <li>Data planes may only send {@code hello}, {@code ack}, {@code nack} and {@code answers};
- *       anything else, malformed JSON or a binary frame closes that connection (never the server).
+ *       anything else, malformed JSON, a binary frame or a message over {@link
+ *       ControlPlaneProtocol#MAX_FRAME_BYTES} (1009) closes that connection (never the server). A
+ *       connection whose handshake is not complete {@link HeadDeadline#MILLIS} after it opened is
+ *       closed ({@link HeadDeadline}).
  * </ul>
  *
  * <p>Versions: {@link #publish} only accepts a version above the last one of the pool (removals
@@ -157,6 +160,7 @@ public final class ControlPlaneServer {
   private final ServerSecurity security;
   private final StreamHub hub;
   private final FrameDispatcher dispatcher;
+  private final HeadDeadline headDeadline;
 
   /** How often the rejected pools whose retry is due are looked for ({@link NackRetry}). */
   static final long RETRY_TICK_MILLIS = 50;
@@ -171,6 +175,7 @@ public final class ControlPlaneServer {
     this.security = new ServerSecurity(options);
     this.hub = new StreamHub(System::currentTimeMillis);
     this.dispatcher = new FrameDispatcher(hub, security);
+    this.headDeadline = new HeadDeadline(vertx, HeadDeadline.MILLIS);
   }
 
   /** Replaces the accepted token (a rotated Secret); connections already open stay. */
@@ -185,6 +190,7 @@ public final class ControlPlaneServer {
             new HttpServerOptions()
                 .setHost(options.host())
                 .setPort(options.port())
+                .setHttp2ClearTextEnabled(false) // the stream is a WebSocket over HTTP/1.1
                 .setMaxWebSocketFrameSize(ControlPlaneProtocol.MAX_FRAME_BYTES)
                 .setMaxWebSocketMessageSize(ControlPlaneProtocol.MAX_FRAME_BYTES)
                 .setReadIdleTimeout((int) options.readIdleTimeoutMillis())
@@ -192,9 +198,18 @@ public final class ControlPlaneServer {
     HttpServer s =
         vertx
             .createHttpServer(o)
-            .webSocketHandshakeHandler(security::handshake)
+            .connectionHandler(headDeadline::opened)
+            .webSocketHandshakeHandler(
+                hs -> {
+                  headDeadline.headArrived(hs.remoteAddress());
+                  security.handshake(hs);
+                })
             .webSocketHandler(dispatcher::connected)
-            .requestHandler(security::plainRequest)
+            .requestHandler(
+                req -> {
+                  headDeadline.headArrived(req.remoteAddress());
+                  security.plainRequest(req);
+                })
             .exceptionHandler(security::connectionError);
     return s.listen()
         .map(

@@ -1,5 +1,6 @@
 package dev.replicapool.controlplane;
 
+import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.StreamMessage;
 import io.vertx.core.http.ServerWebSocket;
 import org.slf4j.Logger;
@@ -31,8 +32,23 @@ final class FrameDispatcher {
     DataPlaneConnection c = security.identify(ws);
     ws.textMessageHandler(text -> onText(c, text));
     ws.binaryMessageHandler(b -> c.close((short) 1003, "binary frames are not accepted"));
-    ws.exceptionHandler(t -> log.debug("control-plane stream {}: {}", c.remote, t.toString()));
+    ws.exceptionHandler(t -> streamError(c, t));
     ws.closeHandler(v -> hub.disconnected(c));
+  }
+
+  /**
+   * Vert.x reports a message over {@code MAX_FRAME_BYTES} here and drops it, leaving the connection
+   * open: it is closed with 1009 (RFC 6455 7.4.1), saying why, since what the data plane meant is
+   * lost. Other errors (a reset, a broken frame) end the connection by themselves.
+   */
+  private static void streamError(DataPlaneConnection c, Throwable t) {
+    String m = String.valueOf(t.getMessage());
+    if (t instanceof IllegalStateException && m.contains("max message size")) {
+      c.close(
+          (short) 1009, "a message over " + ControlPlaneProtocol.MAX_FRAME_BYTES + " bytes: " + m);
+    } else {
+      log.debug("control-plane stream {}: {}", c.remote, t.toString());
+    }
   }
 
   private void onText(DataPlaneConnection c, String text) {
