@@ -12,6 +12,8 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The first handler of each client HTTP/2 stream: at its first HEADERS frame it decides how the
@@ -20,11 +22,20 @@ import io.netty.util.ReferenceCountUtil;
  * control end to end); to an HTTP/1.1 pool the stream is turned into an HTTP/1.1 exchange and
  * handled by the same {@link Http1Connection} as any HTTP/1.1 request, so that every rule of that
  * path (limits, retries, local answers) holds for both.
+ *
+ * <p>The decision waits for the end of the read that opened the stream: a stream the client resets
+ * in that same read (rapid reset, CVE-2023-44487: HEADERS and RST_STREAM back to back, thousands to
+ * a read) reaches no member and costs no member connection. This is what bounds the attack, and it
+ * needs no count of resets: Netty's (200 in 30 s) is off, since it closed the connections of gRPC
+ * clients whose deadlines cancel most of their calls.
  */
 final class H2StreamRouter extends ChannelInboundHandlerAdapter {
   private final Forwarding fw;
   private final String dedicatedPool;
   private final boolean tls;
+
+  /** The stream's frames so far, held until the read that brought them ends. */
+  private List<Object> held;
 
   H2StreamRouter(Forwarding fw, String dedicatedPool, boolean tls) {
     this.fw = fw;
@@ -34,6 +45,10 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (held != null) {
+      held.add(msg); // a DATA frame read with the HEADERS
+      return;
+    }
     if (!(msg instanceof Http2HeadersFrame headers)) {
       ReferenceCountUtil.release(msg);
       ctx.close();
@@ -44,6 +59,40 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
       ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
       return;
     }
+    held = new ArrayList<>(2);
+    held.add(headers);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    List<Object> frames = held;
+    held = null;
+    if (frames == null) {
+      ctx.fireChannelReadComplete();
+      return;
+    }
+    if (!ctx.channel().isActive()) {
+      frames.forEach(ReferenceCountUtil::release); // reset in the read that opened it
+      return;
+    }
+    ChannelPipeline p = ctx.pipeline();
+    carry(ctx, (Http2HeadersFrame) frames.get(0));
+    frames.forEach(p::fireChannelRead);
+    p.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    List<Object> frames = held;
+    held = null;
+    if (frames != null) {
+      frames.forEach(ReferenceCountUtil::release); // reset in the read that opened it
+    }
+    ctx.fireChannelInactive();
+  }
+
+  /** Puts the handlers that carry the stream in place of this one. */
+  private void carry(ChannelHandlerContext ctx, Http2HeadersFrame headers) {
     PoolRuntime pool = pool(headers.headers());
     ChannelPipeline p = ctx.pipeline();
     boolean grpc = H2RequestHeaders.grpc(headers.headers());
@@ -61,7 +110,6 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
               fw, new Http1Connection.Setup(dedicatedPool, tls, false, null, true)));
       p.remove(this);
     }
-    p.fireChannelRead(msg);
   }
 
   /** The pool the stream's :authority (or Host) routes to, or null. */

@@ -77,6 +77,7 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
       {
         server(true);
         gracefulShutdownTimeoutMillis(0); // as Http2FrameCodecBuilder.forServer()
+        decoderEnforceMaxRstFramesPerWindow(0, 0); // rapid reset: see H2StreamRouter
       }
 
       @Override

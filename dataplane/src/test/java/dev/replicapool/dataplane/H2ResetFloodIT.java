@@ -1,0 +1,196 @@
+package dev.replicapool.dataplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.wire.MemberSnapshot;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rapid reset (CVE-2023-44487) from a raw attacking client reaches no member, and a real grpc-java
+ * client whose deadlines cancel every call keeps its connection (Netty's default limit, 200 resets
+ * in 30 s, closed it, and let the first 200 of the attack through to the members).
+ */
+class H2ResetFloodIT extends DataPlaneTestBase {
+  static final String HOST = "echo.grpc.example";
+  static final String PLAIN_HOST = "plain.shop.example";
+  GrpcEcho echo;
+  ManagedChannel channel;
+
+  @AfterEach
+  void stopGrpc() {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    if (echo != null) {
+      echo.stop();
+    }
+  }
+
+  void servePool() throws Exception {
+    echo = new GrpcEcho("a");
+    publish(
+        SnapshotBuilder.pool("shop/echo")
+            .hosts(HOST)
+            .appProtocol("kubernetes.io/h2c")
+            .member(new MemberSnapshot("127.0.0.1", echo.port(), 1.0, MemberState.Healthy)));
+  }
+
+  @Test
+  void aClientWhoseDeadlinesCancelEveryCallKeepsItsConnection() throws Exception {
+    startDataPlane();
+    servePool();
+    channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort())
+            .usePlaintext()
+            .overrideAuthority(HOST)
+            .build();
+    Map<Status.Code, Integer> outcomes = new HashMap<>();
+    int calls = 2000;
+    for (int batch = 0; batch < calls / 8; batch++) {
+      List<CompletableFuture<Status.Code>> ended = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        CompletableFuture<Status.Code> end = new CompletableFuture<>();
+        // A client stream left open: its 2 ms deadline cancels it (RST_STREAM CANCEL).
+        StreamObserver<String> up =
+            ClientCalls.asyncClientStreamingCall(
+                channel.newCall(
+                    GrpcEcho.CLIENT_STREAM,
+                    CallOptions.DEFAULT.withDeadlineAfter(2, TimeUnit.MILLISECONDS)),
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(String v) {}
+
+                  @Override
+                  public void onError(Throwable t) {
+                    end.complete(Status.fromThrowable(t).getCode());
+                  }
+
+                  @Override
+                  public void onCompleted() {
+                    end.complete(Status.Code.OK);
+                  }
+                });
+        up.onNext("part");
+        ended.add(end);
+      }
+      for (CompletableFuture<Status.Code> e : ended) {
+        outcomes.merge(e.get(10, TimeUnit.SECONDS), 1, Integer::sum);
+      }
+    }
+    System.out.println(
+        "FIGURE h2 reset flood: 2000 calls cancelled by 2 ms deadlines: " + outcomes);
+    assertThat(outcomes).containsOnlyKeys(Status.Code.DEADLINE_EXCEEDED);
+    assertThat(protocolErrors()).isZero();
+  }
+
+  @Test
+  void rapidResetReachesNoMemberAndTheConnectionServesOn() throws Exception {
+    startDataPlane();
+    TestMember m = member("m1");
+    publish(SnapshotBuilder.pool("shop/plain").hosts(PLAIN_HOST).members(m.snapshot(1)));
+    int pairs = 2000;
+    try (Socket s = new Socket("127.0.0.1", dp.trafficPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(frame(0x4, 0, 0, new byte[0])); // SETTINGS
+      ByteArrayOutputStream burst = new ByteArrayOutputStream();
+      int id = 1;
+      for (int i = 0; i < pairs; i++, id += 2) {
+        burst.writeBytes(
+            frame(0x1, 0x5, id, getRequestBlock(PLAIN_HOST))); // HEADERS, END_STREAM|END_HEADERS
+        burst.writeBytes(frame(0x3, 0, id, new byte[] {0, 0, 0, 8})); // RST_STREAM CANCEL
+      }
+      out.write(burst.toByteArray());
+      out.write(
+          frame(0x1, 0x5, id, getRequestBlock(PLAIN_HOST))); // one request the client waits for
+      assertThat(headersOn(new DataInputStream(s.getInputStream()), id))
+          .as("an answer to the request after the burst, on the same connection")
+          .isTrue();
+    }
+    int reached = m.heads.get();
+    System.out.println(
+        "FIGURE h2 rapid reset: "
+            + pairs
+            + " HEADERS+RST_STREAM pairs, "
+            + reached
+            + " reached the member (the one request after them included)");
+    // A pair split between two reads is forwarded (its HEADERS' read ended without the reset).
+    assertThat(reached).isBetween(1, 1 + pairs / 100);
+    assertThat(protocolErrors()).isZero();
+  }
+
+  /** Whether a HEADERS frame of stream {@code id} comes before the end of the stream. */
+  static boolean headersOn(DataInputStream in, int id) throws Exception {
+    try {
+      while (true) {
+        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+        int type = in.readUnsignedByte();
+        in.readUnsignedByte(); // flags
+        int stream = in.readInt() & Integer.MAX_VALUE;
+        in.readNBytes(length);
+        if (type == 0x1 && stream == id) {
+          return true;
+        }
+        if (type == 0x7) {
+          return false; // GOAWAY
+        }
+      }
+    } catch (EOFException e) {
+      return false;
+    }
+  }
+
+  /** {@code GET /} to the pool's host in HPACK: static-table indices and a literal authority. */
+  static byte[] getRequestBlock(String host) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.writeBytes(new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0x84, 0x01, (byte) host.length()});
+    b.writeBytes(host.getBytes(StandardCharsets.ISO_8859_1));
+    return b.toByteArray();
+  }
+
+  static byte[] frame(int type, int flags, int streamId, byte[] payload) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.write(payload.length >>> 16);
+    b.write(payload.length >>> 8);
+    b.write(payload.length);
+    b.write(type);
+    b.write(flags);
+    b.write(streamId >>> 24);
+    b.write(streamId >>> 16);
+    b.write(streamId >>> 8);
+    b.write(streamId);
+    b.writeBytes(payload);
+    return b.toByteArray();
+  }
+
+  double protocolErrors() throws Exception {
+    double sum = 0;
+    for (String line : adminGet("/metrics").body().split("\n")) {
+      if (line.startsWith("replicapool_client_protocol_errors_total{")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+}
