@@ -249,6 +249,17 @@ class DefaultsOnApiServerIT extends ApiServerTestBase {
             "registration.leaseDurationMillis (default 900) must be at least three renewals long:"
                 + " 3 x registration.renewIntervalMillis (default 300)"),
         Arguments.of(
+            "grpc service with the default check type",
+            ok + "\n  healthCheck: {grpcService: tracking.v1.Tracking}",
+            "spec.healthCheck.grpcService",
+            "grpcService is only used by type GRPC (healthCheck.type defaults to HTTP)"),
+        Arguments.of(
+            "upstream tls with the default protocol",
+            ok + "\n  upstreamTls: {serverName: a.example}",
+            "spec.upstreamTls",
+            "upstreamTls needs appProtocol https or kubernetes.io/wss: the others speak clear text"
+                + " (spec.appProtocol defaults to http)"),
+        Arguments.of(
             "endpoint repeated through the spec port",
             "port: 8080\n  endpoints: [{host: a.example}, {host: a.example, port: 8080}]",
             "spec.endpoints",

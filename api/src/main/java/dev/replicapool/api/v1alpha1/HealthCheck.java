@@ -26,7 +26,7 @@ import java.util.List;
     fieldPath = ".timeoutMillis")
 @ValidationRule(
     value = "!has(self.grpcService) || (has(self.type) && self.type == 'GRPC')",
-    message = "grpcService is only used by type GRPC",
+    message = "grpcService is only used by type GRPC (healthCheck.type defaults to HTTP)",
     fieldPath = ".grpcService",
     reason = "FieldValueForbidden")
 @ValidationRule(

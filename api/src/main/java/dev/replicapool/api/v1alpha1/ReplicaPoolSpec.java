@@ -50,7 +50,8 @@ import java.util.List;
         "!has(self.upstreamTls) || (has(self.appProtocol) && self.appProtocol in ['https',"
             + " 'kubernetes.io/wss'])",
     message =
-        "upstreamTls needs appProtocol https or kubernetes.io/wss: the others speak clear text",
+        "upstreamTls needs appProtocol https or kubernetes.io/wss: the others speak clear text"
+            + " (spec.appProtocol defaults to http)",
     fieldPath = ".upstreamTls",
     reason = "FieldValueForbidden")
 public class ReplicaPoolSpec {
