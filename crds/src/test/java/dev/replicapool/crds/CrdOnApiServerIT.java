@@ -67,10 +67,12 @@ class CrdOnApiServerIT extends ApiServerTestBase {
   void explainShowsTheDescriptions() {
     Kubectl.Result explain = kubectl.run("explain", "replicapool.spec.healthCheck");
     assertThat(explain.exitCode()).as(explain.output()).isZero();
-    assertThat(explain.stdout())
+    // kubectl wraps descriptions: compare with the line breaks folded into spaces
+    assertThat(explain.stdout().replaceAll("\\s+", " "))
         .contains("Active health check of every member: HTTP, gRPC or TCP")
         .contains("intervalMillis")
-        .contains("Milliseconds between two probes of the same member");
+        .contains("Time between two probes of the same member. Default 1000. Milliseconds.")
+        .contains("Default: the smaller of 500 and half of intervalMillis");
     Kubectl.Result tls = kubectl.run("explain", "replicapool.spec.upstreamTls");
     assertThat(tls.exitCode()).as(tls.output()).isZero();
     assertThat(tls.stdout())
@@ -174,7 +176,7 @@ class CrdOnApiServerIT extends ApiServerTestBase {
             "jsonpath={.spec.routing.hedging.maxHedges} {.spec.routing.retry.budget.percent}"
                 + " {.spec.routing.retry.budget.minRetriesPerSecond}"
                 + " {.spec.routing.queue.maxPending} {.spec.routing.queue.timeoutMillis}");
-    assertThat(defaults.stdout()).isEqualTo("1 20 10 0 1000");
+    assertThat(defaults.stdout()).isEqualTo("1 20 10 1024 1000");
     // kubectl wraps descriptions: compare with the line breaks folded into spaces
     Kubectl.Result explain = kubectl.run("explain", "replicapool.spec.routing.hedging");
     assertThat(explain.stdout().replaceAll("\\s+", " "))
@@ -198,7 +200,7 @@ class CrdOnApiServerIT extends ApiServerTestBase {
             "timeout not below interval",
             ok + "\n  healthCheck: {intervalMillis: 200, timeoutMillis: 200}",
             "spec.healthCheck.timeoutMillis",
-            "must be below intervalMillis"),
+            "healthCheck.timeoutMillis must be below healthCheck.intervalMillis (default 1000)"),
         Arguments.of(
             "lease shorter than three renewals",
             "registration: {leaseDurationMillis: 500, renewIntervalMillis: 300}",
@@ -293,7 +295,7 @@ class CrdOnApiServerIT extends ApiServerTestBase {
             ok
                 + "\n  routing: {outlierDetection: {baseEjectionMillis: 5000, maxEjectionMillis: 100}}",
             "spec.routing.outlierDetection.maxEjectionMillis",
-            "must not be below baseEjectionMillis"),
+            "must not be below routing.outlierDetection.baseEjectionMillis (default 1000)"),
         Arguments.of(
             "upstream tls on a clear-text pool",
             ok + "\n  upstreamTls: {serverName: a.example}",

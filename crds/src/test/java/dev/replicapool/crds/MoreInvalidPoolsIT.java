@@ -256,7 +256,8 @@ class MoreInvalidPoolsIT extends ApiServerTestBase {
             ok
                 + "\n  healthCheck: {intervalMillis: 1000, timeoutMillis: 500, startupGraceMillis: 500}",
             "spec.healthCheck.startupGraceMillis",
-            "startupGraceMillis must be at least intervalMillis"),
+            "healthCheck.startupGraceMillis must be at least healthCheck.intervalMillis"
+                + " (default 1000)"),
         Arguments.of(
             "slow start without a window",
             ok + "\n  routing: {slowStart: {aggression: 2.0}}",

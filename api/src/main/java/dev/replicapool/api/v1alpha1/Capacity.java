@@ -22,18 +22,20 @@ import io.fabric8.generator.annotation.ValidationRule;
     message = "perReplicaRequestsPerSecond must be above 0",
     fieldPath = ".perReplicaRequestsPerSecond")
 public class Capacity {
-  @JsonPropertyDescription("Expected peak load of the whole pool, requests per second.")
+  @JsonPropertyDescription("Expected peak load of the whole pool. Required. Requests per second.")
   @Required
   @Min(0.0)
   public Double peakRequestsPerSecond;
 
-  @JsonPropertyDescription("Requests per second one replica serves at full utilization.")
+  @JsonPropertyDescription(
+      "What one replica serves at full utilization. Required. Requests per second.")
   @Required
   @Min(0.0)
   public Double perReplicaRequestsPerSecond;
 
   @JsonPropertyDescription(
-      "Utilization (0-1] each replica should stay at or below, also after one member fails.")
+      "Utilization each replica should stay at or below, also after one member fails. Default"
+          + " 0.5. A fraction (0-1].")
   @Default("0.5")
   @Min(0.0)
   @Max(1.0)

@@ -25,7 +25,7 @@ public class ConsistentHash {
 
   @JsonPropertyDescription(
       "Hash the value of this request header (the first one, if sent more than once). A request"
-          + " without the header is balanced as RoundRobin would.")
+          + " without the header is balanced as RoundRobin would. Default: none.")
   @Size(min = 1, max = 256)
   @Pattern("^[-!#$%&'*+.^_`|~0-9A-Za-z]+$")
   public String header;
@@ -33,19 +33,20 @@ public class ConsistentHash {
   @JsonPropertyDescription(
       "Hash the value of this cookie. A request without it gets a new value (and a Set-Cookie"
           + " with it on the response) when ttlSeconds is set; without ttlSeconds it is balanced"
-          + " as RoundRobin would.")
+          + " as RoundRobin would. Default: none.")
   public HashCookie cookie;
 
   @JsonPropertyDescription(
       "Hash the client's IP address as the data plane sees it (the connection's peer, not"
-          + " X-Forwarded-For).")
+          + " X-Forwarded-For). Default false.")
+  @Default("false")
   @JsonProperty("sourceIP")
-  public Boolean sourceIP;
+  public Boolean sourceIP = false;
 
   @JsonPropertyDescription(
       "Maglev: a lookup table of 65,537 entries, even shares, little remapping when members"
           + " change. RingHash: a hash ring with 4,096 points per member of weight 1, the classic alternative. Either way"
-          + " every data plane puts the same key on the same member.")
+          + " every data plane puts the same key on the same member. Default Maglev.")
   @Default("Maglev")
   public Algorithm algorithm = Algorithm.Maglev;
 }

@@ -11,7 +11,7 @@ import io.fabric8.generator.annotation.Size;
 /** The cookie a ConsistentHash pool hashes. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class HashCookie {
-  @JsonPropertyDescription("Name of the cookie whose value is the hash key.")
+  @JsonPropertyDescription("Name of the cookie whose value is the hash key. Required.")
   @Required
   @Size(min = 1, max = 256)
   @Pattern("^[-!#$%&'*+.^_`|~0-9A-Za-z]+$")
@@ -20,7 +20,8 @@ public class HashCookie {
   @JsonPropertyDescription(
       "When set, a request without the cookie gets a new random value, hashed at once, and the"
           + " response carries Set-Cookie: NAME=VALUE; Max-Age=ttlSeconds; Path=/; HttpOnly, so"
-          + " the client's next requests go to the same member. Unset: no cookie is ever set.")
+          + " the client's next requests go to the same member. Default: none (no cookie is ever set)."
+          + " Seconds.")
   @Min(1)
   @Max(315_360_000)
   public Long ttlSeconds;

@@ -14,7 +14,9 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "!has(self.methods) || self.methods.all(m, m.matches('^[A-Z]+$'))",
-    message = "methods must be upper-case HTTP method tokens such as PUT or DELETE",
+    message =
+        "methods must be upper-case HTTP method tokens such as PUT or DELETE: methods are"
+            + " case-sensitive, so put would never match a PUT request",
     fieldPath = ".methods",
     reason = "FieldValueInvalid")
 @ValidationRule(

@@ -13,7 +13,8 @@ import io.fabric8.generator.annotation.Min;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Retry {
   @JsonPropertyDescription(
-      "How many other members a request that never reached a member is retried on.")
+      "How many other members a request that never reached a member is retried on. Default 1."
+          + " A count of retries.")
   @Default("1")
   @Min(0)
   @Max(5)
@@ -21,11 +22,13 @@ public class Retry {
 
   @JsonPropertyDescription(
       "Also retry idempotent requests without a body (GET, HEAD, OPTIONS and those"
-          + " routing.idempotent names) once on a 502 or 503.")
+          + " routing.idempotent names) once on a 502 or 503. Default false.")
   @Default("false")
   public Boolean retryIdempotentOn5xx = false;
 
-  @JsonPropertyDescription("Bounds retries and hedges together to a share of the pool's requests.")
+  @JsonPropertyDescription(
+      "Bounds retries and hedges together to a share of the pool's requests. Default: each"
+          + " field's own default (20 percent, at least 10 per second).")
   @Default("{}")
   public RetryBudget budget = new RetryBudget();
 }

@@ -14,7 +14,7 @@ import io.fabric8.generator.annotation.Min;
 public class RetryBudget {
   @JsonPropertyDescription(
       "Retries and hedges together may add at most this percentage of the pool's requests over"
-          + " the last 10 seconds; 0 allows only minRetriesPerSecond.")
+          + " the last 10 seconds; 0 allows only minRetriesPerSecond. Default 20. Percent.")
   @Default("20")
   @Min(0)
   @Max(100)
@@ -22,7 +22,7 @@ public class RetryBudget {
 
   @JsonPropertyDescription(
       "Retries and hedges allowed per second whatever the percentage gives (a floor for pools"
-          + " with little traffic).")
+          + " with little traffic). Default 10. Retries per second.")
   @Default("10")
   @Min(0)
   @Max(100_000)

@@ -16,12 +16,13 @@ public class Route {
 
   @JsonPropertyDescription(
       "Host header values (lower-case DNS names, optionally starting with '*.') that select this"
-          + " pool on the data plane's shared traffic port.")
+          + " pool on the data plane's shared traffic port. Default: none.")
   @Size(max = 32)
   public List<@Pattern(HOSTNAME_PATTERN) String> hosts;
 
   @JsonPropertyDescription(
-      "A dedicated data-plane port for this pool: every request arriving there goes to it.")
+      "A dedicated data-plane port for this pool: every request arriving there goes to it."
+          + " Default: none. A TCP port number.")
   @Min(1024)
   @Max(65535)
   public Integer port;

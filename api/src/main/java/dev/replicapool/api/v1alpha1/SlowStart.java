@@ -20,8 +20,8 @@ import io.fabric8.generator.annotation.ValidationRule;
     fieldPath = ".aggression")
 public class SlowStart {
   @JsonPropertyDescription(
-      "How long a joining member's weight ramps up, in milliseconds, counted from when the data"
-          + " plane first routes to it.")
+      "How long a joining member's weight ramps up, counted from when the data plane first"
+          + " routes to it. Required. Milliseconds.")
   @Required
   @Min(1)
   @Max(3_600_000)
@@ -29,13 +29,14 @@ public class SlowStart {
 
   @JsonPropertyDescription(
       "Shape of the ramp: weight x (t / window)^(1 / aggression); 1.0 is linear, above 1 the"
-          + " weight rises faster early on.")
+          + " weight rises faster early on. Default 1.0. An exponent.")
   @Default("1.0")
   @Min(0.1)
   @Max(100.0)
   public Double aggression = 1.0;
 
-  @JsonPropertyDescription("Share of its weight a joining member gets at least, in percent.")
+  @JsonPropertyDescription(
+      "Share of its weight a joining member gets at least. Default 10. Percent.")
   @Default("10")
   @Min(0)
   @Max(100)

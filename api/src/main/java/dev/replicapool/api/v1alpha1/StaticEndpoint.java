@@ -15,13 +15,15 @@ public class StaticEndpoint {
   public static final String HOST_PATTERN =
       "^[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$";
 
-  @JsonPropertyDescription("DNS name or IPv4 address of the member.")
+  @JsonPropertyDescription("DNS name or IPv4 address of the member. Required.")
   @Required
   @Size(min = 1, max = 253)
   @Pattern(HOST_PATTERN)
   public String host;
 
-  @JsonPropertyDescription("Port of the member; spec.port when not set.")
+  @JsonPropertyDescription(
+      "Port of the member. Default: spec.port (left unset in the stored pool, so that a change"
+          + " of spec.port moves it too). A TCP port number.")
   @Min(1)
   @Max(65535)
   public Integer port;

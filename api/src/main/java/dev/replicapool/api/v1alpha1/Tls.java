@@ -10,7 +10,7 @@ import io.fabric8.generator.annotation.Required;
 public class Tls {
   @JsonPropertyDescription(
       "Name of a kubernetes.io/tls Secret (tls.crt, tls.key) in the pool's namespace. Changes"
-          + " to the Secret are applied live.")
+          + " to the Secret are applied live. Required.")
   @Required
   @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
   public String secretName;

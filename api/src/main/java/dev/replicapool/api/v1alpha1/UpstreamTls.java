@@ -21,7 +21,7 @@ public class UpstreamTls {
 
   @JsonPropertyDescription(
       "The CA certificates (PEM) that members' certificates must chain to. Without it the"
-          + " operator's and data plane's default trust roots apply.")
+          + " operator's and data plane's default trust roots apply. Default: none.")
   public CaCertificateSource ca;
 
   @JsonPropertyDescription(
@@ -33,14 +33,15 @@ public class UpstreamTls {
 
   @JsonPropertyDescription(
       "Name of a kubernetes.io/tls Secret (tls.crt, tls.key) in the pool's namespace whose"
-          + " certificate is presented to the members: mutual TLS.")
+          + " certificate is presented to the members: mutual TLS. Default: none (no client"
+          + " certificate).")
   @Size(max = 253)
   @Pattern(DNS_NAME)
   public String clientCertificateSecretName;
 
   @JsonPropertyDescription(
       "Accept any certificate the members present, without checking chain or name. For tests"
-          + " only: it gives up the protection TLS exists for.")
+          + " only: it gives up the protection TLS exists for. Default false.")
   @Default("false")
   public Boolean insecureSkipVerify = false;
 }

@@ -57,7 +57,7 @@ public record HealthPolicy(
   public static final long MAX_DEFAULT_SLOW_START_MILLIS = 10_000;
 
   /** Without {@code healthCheck.startupGraceMillis}, a new member has this many intervals. */
-  public static final int STARTUP_GRACE_INTERVALS = 10;
+  public static final int STARTUP_GRACE_INTERVALS = HealthCheck.STARTUP_GRACE_INTERVALS;
 
   public static final int DEFAULT_LATENCY_WINDOW = 20;
   public static final double DEFAULT_LATENCY_ALPHA = 0.1;
@@ -115,13 +115,13 @@ public record HealthPolicy(
             ? or(ar.ejectAfterFailures, defaultsAr.ejectAfterFailures)
             : or(hc.unhealthyThreshold, defaultsHc.unhealthyThreshold);
     long recover = or(ar.recoverAfterMillis, defaultsAr.recoverAfterMillis);
-    long interval = or(hc.intervalMillis, defaultsHc.intervalMillis);
+    long interval = hc.intervalMillisOrDefault();
     return new HealthPolicy(
         policy,
         hc.enabled == null ? true : hc.enabled,
         hc.path == null ? defaultsHc.path : hc.path,
         interval,
-        or(hc.timeoutMillis, defaultsHc.timeoutMillis),
+        hc.timeoutMillisOrDefault(),
         unhealthy,
         or(hc.healthyThreshold, defaultsHc.healthyThreshold),
         or(ar.baselineLatencyMillis, defaultsAr.baselineLatencyMillis),

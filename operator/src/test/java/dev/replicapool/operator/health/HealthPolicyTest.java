@@ -77,6 +77,33 @@ class HealthPolicyTest {
     assertThat(HealthPolicy.from(spec)).isEqualTo(HealthPolicy.defaults());
   }
 
+  /**
+   * The probe timeout has no schema default (it would contradict a short interval): unset, it is
+   * min(500, interval / 2), so that {@code healthCheck: {intervalMillis: 200}} alone is valid, and
+   * it stays 500 for the default interval and every longer one, as in pools stored with 500 filled
+   * in.
+   */
+  @Test
+  void anUnsetTimeoutFollowsTheInterval() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    assertThat(spec.healthCheck.timeoutMillis).isNull();
+    spec.healthCheck.intervalMillis = 200;
+    assertThat(HealthPolicy.from(spec).timeoutMillis()).isEqualTo(100);
+    spec.healthCheck.intervalMillis = 50;
+    assertThat(HealthPolicy.from(spec).timeoutMillis()).isEqualTo(25);
+    spec.healthCheck.intervalMillis = 1000;
+    assertThat(HealthPolicy.from(spec).timeoutMillis()).isEqualTo(500);
+    spec.healthCheck.intervalMillis = 60_000;
+    assertThat(HealthPolicy.from(spec).timeoutMillis()).isEqualTo(500);
+    spec.healthCheck.intervalMillis = null;
+    assertThat(HealthPolicy.from(spec).timeoutMillis()).isEqualTo(500);
+
+    spec.healthCheck.intervalMillis = 200;
+    spec.healthCheck.timeoutMillis = 150;
+    assertThat(HealthPolicy.from(spec).timeoutMillis()).isEqualTo(150);
+    assertThat(HealthPolicy.from(spec).startupGraceMillis()).isEqualTo(2000);
+  }
+
   /** S1's health check (docs/SCENARIOS.md): every 200 ms, one failure marks a member down. */
   @Test
   void seedHealthCheckDetectsInOneInterval() {
