@@ -22,19 +22,4 @@ public record SyncState(
   public boolean synced() {
     return dataPlanes > 0 && atLatestVersion == dataPlanes;
   }
-
-  /** A one-line summary fit for a condition message. */
-  public String summary() {
-    StringBuilder sb =
-        new StringBuilder()
-            .append(atLatestVersion)
-            .append('/')
-            .append(dataPlanes)
-            .append(" data planes applied version ")
-            .append(latestVersion);
-    if (!nacks.isEmpty()) {
-      sb.append("; rejected: ").append(String.join("; ", nacks));
-    }
-    return sb.toString();
-  }
 }

@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.config;
 
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.dataplane.policy.RequestPolicy;
+import dev.replicapool.dataplane.policy.RetryPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.tls.TlsMaterials;
 import java.util.List;

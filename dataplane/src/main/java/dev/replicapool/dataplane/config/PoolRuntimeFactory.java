@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.config;
 import dev.replicapool.api.v1alpha1.AdaptiveRouting;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.dataplane.policy.RequestPolicy;
+import dev.replicapool.dataplane.policy.RetryPolicy;
 import dev.replicapool.dataplane.routing.HashPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;

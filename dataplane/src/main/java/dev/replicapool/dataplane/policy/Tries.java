@@ -1,6 +1,5 @@
 package dev.replicapool.dataplane.policy;
 
-import dev.replicapool.dataplane.config.RetryPolicy;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.routing.PoolRouter;

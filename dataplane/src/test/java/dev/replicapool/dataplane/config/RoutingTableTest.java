@@ -7,6 +7,7 @@ import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.policy.RequestPolicy;
+import dev.replicapool.dataplane.policy.RetryPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.routing.RouterSettingsBuilder;

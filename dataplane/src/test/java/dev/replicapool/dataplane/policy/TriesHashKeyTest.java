@@ -6,7 +6,6 @@ import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
-import dev.replicapool.dataplane.config.RetryPolicy;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.routing.HashPolicy;

@@ -2,7 +2,6 @@ package dev.replicapool.dataplane.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.replicapool.dataplane.config.RetryPolicy;
 import org.junit.jupiter.api.Test;
 
 /** Each retry decision, outcome by outcome. */

@@ -1,4 +1,4 @@
-package dev.replicapool.dataplane.config;
+package dev.replicapool.dataplane.policy;
 
 import dev.replicapool.api.v1alpha1.Retry;
 
