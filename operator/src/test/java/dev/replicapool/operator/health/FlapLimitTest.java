@@ -1,0 +1,28 @@
+package dev.replicapool.operator.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class FlapLimitTest {
+  @Test
+  void allowsThreeRecoveriesInAMinuteThenHoldsUntilTheOldestLeavesTheWindow() {
+    FlapLimit limit = new FlapLimit();
+    for (long t : new long[] {0, 1_000, 2_000}) {
+      assertThat(limit.allows(t)).isTrue();
+      limit.recovered(t);
+    }
+    assertThat(limit.allows(3_000)).isFalse();
+    assertThat(limit.allows(59_999)).isFalse();
+    assertThat(limit.allows(60_000)).as("the first left the window").isTrue();
+    limit.recovered(60_000);
+    assertThat(limit.allows(60_500)).isFalse();
+    assertThat(limit.allows(61_000)).isTrue();
+  }
+
+  @Test
+  void theReasonSaysWhyWithoutACountdown() {
+    assertThat(FlapLimit.heldReason())
+        .isEqualTo("held for flapping: 3 recoveries within 60s, the most a member gets");
+  }
+}
