@@ -19,6 +19,12 @@ public final class LeaseConventions {
   /** Annotation "true" or "false": the replica's own health, refreshed with every renewal. */
   public static final String HEALTHY_ANNOTATION = "replicapool.dev/healthy";
 
+  /**
+   * Annotation "true" on a member's Pod or Lease: the member is drained (no new requests, those in
+   * flight finish) until the annotation is removed or set to anything else.
+   */
+  public static final String DRAIN_ANNOTATION = "replicapool.dev/drain";
+
   /** Lease name for a replica: {@code <pool>-<replica>}, lower-cased to a DNS label form. */
   public static String leaseName(String pool, String replica) {
     String name = (pool + "-" + replica).toLowerCase().replaceAll("[^a-z0-9.-]", "-");
