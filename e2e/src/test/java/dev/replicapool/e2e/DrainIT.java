@@ -15,10 +15,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,6 +70,106 @@ class DrainIT {
         "-p",
         "[{\"op\":\"replace\",\"path\":\"/spec/endpoints/0/drain\",\"value\":false}]");
     assertRoutableAgain("static-drain", rs.get(0), 3);
+  }
+
+  /**
+   * A request in flight to a member that is drained finishes there: weight 0 and Draining on the
+   * data plane choose no new member, they cut no connection.
+   */
+  @Test
+  void aRequestInFlightToADrainedMemberFinishes() throws Exception {
+    List<ReplicaProcess> rs = h.replicas("fl-a", "fl-b");
+    ReplicaPool pool = h.pool("inflight-drain", rs);
+    // Slow members that still pass their probes: 1.5 s answers, 1.9 s probe timeout.
+    pool.getSpec().healthCheck.intervalMillis = 2_000;
+    pool.getSpec().healthCheck.timeoutMillis = 1_900;
+    h.client.resource(pool).create();
+    h.awaitReadyAndSynced("inflight-drain");
+    for (ReplicaProcess r : rs) {
+      adminPost(r, "/admin/slow?ms=1500");
+    }
+
+    CompletableFuture<KeepAliveClient.Response> inFlight =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (KeepAliveClient c =
+                  new KeepAliveClient("127.0.0.1", h.dataPlane.trafficPort())) {
+                return c.get("inflight-drain.local", "/track/slow");
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    String busy =
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> memberWithRequestInFlight("inflight-drain"), a -> a != null);
+    int index = rs.get(0).address().equals(busy) ? 0 : 1;
+
+    kubectl(
+        "patch",
+        "rp",
+        "inflight-drain",
+        "--type=json",
+        "-p",
+        "[{\"op\":\"add\",\"path\":\"/spec/endpoints/" + index + "/drain\",\"value\":true}]");
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () ->
+                assertThat(dataPlaneMember("inflight-drain", busy).getString("state"))
+                    .isEqualTo("Draining"));
+    assertThat(inFlight).as("drained while the request was in flight").isNotDone();
+
+    KeepAliveClient.Response answer = inFlight.get(10, TimeUnit.SECONDS);
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.replica()).isEqualTo(rs.get(index).name());
+  }
+
+  private static void adminPost(ReplicaProcess r, String pathAndQuery) throws Exception {
+    var response =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://" + r.address() + pathAndQuery))
+                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+  }
+
+  /** The pool's members as the data plane's /status shows them. */
+  private static List<JsonObject> dataPlaneMembers(String pool) {
+    JsonArray pools = h.dataPlaneStatus().getJsonArray("pools");
+    for (int i = 0; i < pools.size(); i++) {
+      JsonObject p = pools.getJsonObject(i);
+      if (p.getString("name").equals(h.namespace + "/" + pool)) {
+        JsonArray members = p.getJsonArray("members");
+        List<JsonObject> out = new ArrayList<>();
+        for (int j = 0; j < members.size(); j++) {
+          out.add(members.getJsonObject(j));
+        }
+        return out;
+      }
+    }
+    throw new AssertionError(pool + " not on the data plane");
+  }
+
+  private static JsonObject dataPlaneMember(String pool, String address) {
+    return dataPlaneMembers(pool).stream()
+        .filter(m -> m.getString("address").equals(address))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError(address + " not on the data plane"));
+  }
+
+  /** The address of the pool's member with a request in flight on the data plane, else null. */
+  private static String memberWithRequestInFlight(String pool) {
+    return dataPlaneMembers(pool).stream()
+        .filter(m -> m.getInteger("inflight") > 0)
+        .map(m -> m.getString("address"))
+        .findFirst()
+        .orElse(null);
   }
 
   @Test
