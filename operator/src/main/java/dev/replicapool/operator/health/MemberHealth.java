@@ -43,10 +43,11 @@ import java.util.OptionalLong;
  *       streak it needs to come back doubles (healthyThreshold x 2^(ejections-1), at most x64).
  *       Reaching Healthy forgives. A member that alternates pass and fail thus changes state at
  *       most three times, even with thresholds of 1.
- *   <li>Hard bound ({@link FlapLimit}): at most 3 recoveries (changes toward better) per rolling
- *       minute; beyond that the member stays in its worse state, its reason saying it is "held for
- *       flapping". Changes toward worse are never held. So at most 8 changes a minute, whatever the
- *       results' luck (issue #28: 5 changes in 11 s at 50 % errors).
+ *   <li>Hard bound ({@link FlapLimit}): at most {@code maxRecoveriesPerMinute} (default 3)
+ *       recoveries (changes toward better) per rolling minute; beyond that the member stays in its
+ *       worse state, its reason saying it is "held for flapping". Changes toward worse are never
+ *       held. So at most 2N + 2 changes a minute (8), whatever the results' luck (issue #28: 5
+ *       changes in 11 s at 50 % errors).
  *   <li>Draining (a terminating Pod) is final, weight 0.
  *   <li>Drained by a user ({@link #onDrained}: annotation, spec field): shown Draining, weight 0,
  *       until {@link #onUndrained}; the model runs on unseen underneath.
@@ -59,7 +60,7 @@ public final class MemberHealth {
   private final ProbeSignals signals;
   private final DownCauses down = new DownCauses();
   private final Recovery recovery;
-  private final FlapLimit flaps = new FlapLimit();
+  private final FlapLimit flaps;
 
   private MemberState state = MemberState.Healthy;
   private String reason = "member added";
@@ -81,6 +82,7 @@ public final class MemberHealth {
     this.lastTransitionMillis = clock.millis();
     this.joinedMillis = lastTransitionMillis;
     this.recovery = new Recovery(lastTransitionMillis);
+    this.flaps = new FlapLimit(policy.maxRecoveriesPerMinute());
   }
 
   /** A member that just joined: Pending until its first passing probes, when probes are on. */
@@ -184,7 +186,7 @@ public final class MemberHealth {
       return Optional.empty();
     }
     if (!flaps.allows(now)) {
-      reason = FlapLimit.heldReason();
+      reason = flaps.heldReason();
       return Optional.empty();
     }
     everRoutable = true;
@@ -368,7 +370,7 @@ public final class MemberHealth {
   /** Nothing holds it down any more: back through Degraded, its weight ramping up. */
   private Optional<Transition> fromUnhealthy(Optional<String> cause, long now) {
     if (!flaps.allows(now)) {
-      reason = FlapLimit.heldReason();
+      reason = flaps.heldReason();
       return Optional.empty();
     }
     recovery.startRamp(now);
@@ -390,7 +392,7 @@ public final class MemberHealth {
     long hold = policy.recoverAfterMillis();
     if (recovery.heldFor(hold, now)) {
       if (!flaps.allows(now)) {
-        reason = FlapLimit.heldReason();
+        reason = flaps.heldReason();
         return Optional.empty();
       }
       down.forgive();

@@ -6,6 +6,7 @@ import static dev.replicapool.api.v1alpha1.MemberState.Unhealthy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MemberHealthFlappingTest {
   private static final long T0 = 1_700_000_000_000L;
   private static final long MINUTE = 60_000;
-  private static final int MAX_CHANGES = 2 * FlapLimit.MAX_RECOVERIES + 2;
+  private static final int MAX_RECOVERIES = 3; // the default
+  private static final int MAX_CHANGES = 2 * MAX_RECOVERIES + 2;
 
   private final MutableClock clock = new MutableClock(T0);
 
@@ -70,7 +72,7 @@ class MemberHealthFlappingTest {
               .toList();
       assertThat(window.stream().filter(MemberHealthFlappingTest::better).count())
           .as("recoveries within a minute from %s: %s", first.at(), window)
-          .isLessThanOrEqualTo(FlapLimit.MAX_RECOVERIES);
+          .isLessThanOrEqualTo(MAX_RECOVERIES);
       assertThat(window).as("changes within a minute").hasSizeLessThanOrEqualTo(MAX_CHANGES);
     }
   }
@@ -123,7 +125,7 @@ class MemberHealthFlappingTest {
     // Three rounds of fail, pass, hold: three recoveries to Degraded... and to Healthy.
     List<Transition> ts = new ArrayList<>();
     int recoveries = 0;
-    while (recoveries < FlapLimit.MAX_RECOVERIES) {
+    while (recoveries < MAX_RECOVERIES) {
       clock.advance(200);
       Optional<Transition> t = m.onProbe(m.state() == Healthy ? false : true, 5, "HTTP 500");
       t.ifPresent(ts::add);
@@ -159,6 +161,24 @@ class MemberHealthFlappingTest {
     assertThat(healthy.at().toEpochMilli() - after.get(0).at().toEpochMilli())
         .isGreaterThanOrEqualTo(policy.recoverAfterMillis());
     assertThat(m.state()).isEqualTo(Healthy);
+  }
+
+  @Test
+  void theBoundFollowsTheSpec() {
+    HealthPolicy policy = MemberHealthTest.seedRoundRobin().withRecovery(0, 0);
+    assertThat(policy.maxRecoveriesPerMinute()).as("default").isEqualTo(3);
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.healthCheck.maxRecoveriesPerMinute = 5;
+    assertThat(HealthPolicy.from(spec).maxRecoveriesPerMinute()).isEqualTo(5);
+    MemberHealth m = new MemberHealth(policy.withMaxRecoveriesPerMinute(1), clock);
+    List<Transition> ts = new ArrayList<>();
+    for (int i = 0; i < MINUTE / 300; i++) {
+      clock.advance(300);
+      m.onSelfReported(i % 2 == 1).ifPresent(ts::add);
+      m.tick().ifPresent(ts::add);
+    }
+    assertThat(ts.stream().filter(MemberHealthFlappingTest::better).count()).isEqualTo(1);
+    assertThat(m.reason()).startsWith("held for flapping: 1 recovery within 60s");
   }
 
   @Test
