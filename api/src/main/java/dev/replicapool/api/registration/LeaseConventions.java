@@ -2,9 +2,10 @@ package dev.replicapool.api.registration;
 
 /**
  * How a replica registers itself in a pool: it creates and renews a {@code coordination.k8s.io/v1}
- * Lease in the pool's namespace that carries these labels and annotations. There is no
- * deregistration; the operator removes a member when no renewal was seen for the pool's
- * registration.leaseDurationMillis, and deletes Leases that stayed expired.
+ * Lease in the pool's namespace that carries these labels and annotations. The operator removes a
+ * member when no renewal was seen for the pool's registration.leaseDurationMillis, or when its
+ * Lease is deleted (the registrar's --drain-ms does so after draining), and deletes Leases that
+ * stayed expired.
  *
  * <p>Expiry is judged by when the operator saw the last renewal, not by the Lease's renewTime, so
  * clock skew between a replica and the operator does not matter.
