@@ -57,6 +57,8 @@ class KillDetectionIT {
     spec.healthCheck.timeoutMillis = 100;
     spec.healthCheck.unhealthyThreshold = 1;
     spec.routing.adaptive.recoverAfterMillis = 500;
+    // Each member is killed or frozen four times within a minute on purpose: no flap limit here.
+    spec.healthCheck.maxRecoveriesPerMinute = 100;
     pool.setSpec(spec);
     h.client.resource(pool).create();
 

@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * is created again; the API calls are {@link LeaseWriter}'s. A failed renewal is logged and retried
  * at the next tick; nothing here throws after {@link #start()}.
  *
- * <p>There is no deregistration: {@link #close()} stops renewing and leaves the Lease in place, so
- * a replica that stops and one that crashes look the same: the member expires after the pool's
- * lease duration.
+ * <p>{@link #close()} stops renewing and leaves the Lease in place, so a replica that stops and one
+ * that crashes look the same: the member expires after the pool's lease duration. A replica that
+ * wants its requests to finish first calls {@link #drain()}, waits, then {@link #leave()}s
+ * (RegistrarMain's {@code --drain-ms} on SIGTERM).
  *
  * <p>Ticks are spaced by the renew interval from the start of one to the start of the next; a
  * renewal that takes longer than the interval delays the next one instead of piling calls up. The
@@ -51,6 +52,7 @@ public final class LeaseRegistrar implements AutoCloseable {
   private volatile Boolean lastHealthy;
   private volatile boolean started;
   private volatile boolean closed;
+  private volatile boolean draining;
   private String lastFailure;
   private boolean healthSupplierFailing;
 
@@ -110,7 +112,7 @@ public final class LeaseRegistrar implements AutoCloseable {
       boolean healthy = evaluateHealth();
       Instant now = clock.instant();
       try {
-        writer.write(healthy, now);
+        writer.write(healthy, draining, now);
       } catch (RuntimeException e) {
         failures.incrementAndGet();
         String problem = LeaseWriter.describe(e);
@@ -178,6 +180,41 @@ public final class LeaseRegistrar implements AutoCloseable {
       executor.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // closed meanwhile
+    }
+  }
+
+  /**
+   * Drains the member: from now on every renewal marks the Lease with the drain annotation, so the
+   * operator sends it no new requests while those in flight finish; it keeps renewing, so that it
+   * does not expire meanwhile. Renews once now, on the calling thread; returns whether the API
+   * server took it. There is no way back: a drain is the start of a stop ({@link #leave}).
+   */
+  public boolean drain() {
+    draining = true;
+    log.info("draining: Lease {}/{} marked drained", lease.namespace(), lease.leaseName());
+    return renewOnce();
+  }
+
+  public boolean isDraining() {
+    return draining;
+  }
+
+  /**
+   * Stops renewing and deletes the Lease: after a {@link #drain} the member has no requests left
+   * and can leave at once rather than at its expiry. Never throws; a failed delete leaves the Lease
+   * to expire.
+   */
+  public void leave() {
+    close();
+    try {
+      writer.delete();
+      log.info("deleted Lease {}/{}", lease.namespace(), lease.leaseName());
+    } catch (RuntimeException e) {
+      log.warn(
+          "deleting Lease {}/{} failed, it expires on its own: {}",
+          lease.namespace(),
+          lease.leaseName(),
+          LeaseWriter.describe(e));
     }
   }
 

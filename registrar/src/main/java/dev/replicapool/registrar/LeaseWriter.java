@@ -37,25 +37,30 @@ final class LeaseWriter {
             .build();
   }
 
-  void write(boolean healthy, Instant now) {
+  void write(boolean healthy, boolean draining, Instant now) {
     var leases = client.leases().inNamespace(lease.namespace());
     try {
       // Patching through resource(item) addresses the Lease by the item's name; withName(...)
       // would GET it first, doubling the calls per renewal.
       leases
           .resource(target)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), lease.renewalPatch(healthy, now));
+          .patch(PatchContext.of(PatchType.JSON_MERGE), lease.renewalPatch(healthy, draining, now));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;
       }
-      Lease created = leases.resource(lease.toLease(healthy, now)).create();
+      Lease created = leases.resource(lease.toLease(healthy, draining, now)).create();
       log.info(
           "created Lease {}/{} (resourceVersion {})",
           lease.namespace(),
           lease.leaseName(),
           created.getMetadata().getResourceVersion());
     }
+  }
+
+  /** Deletes the Lease (after a drain): the member leaves at once instead of at its expiry. */
+  void delete() {
+    client.leases().inNamespace(lease.namespace()).resource(target).delete();
   }
 
   /** A failure in one line: the API server's status, else the message and its root cause. */

@@ -80,6 +80,19 @@ public record MemberLease(
 
   /** The full Lease to create when none exists. */
   public Lease toLease(boolean healthy, Instant now) {
+    return toLease(healthy, false, now);
+  }
+
+  /** As {@link #toLease(boolean, Instant)}, with the drain annotation when {@code draining}. */
+  public Lease toLease(boolean healthy, boolean draining, Instant now) {
+    Lease lease = toLeaseWithoutDrain(healthy, now);
+    if (draining) {
+      lease.getMetadata().getAnnotations().put(LeaseConventions.DRAIN_ANNOTATION, "true");
+    }
+    return lease;
+  }
+
+  private Lease toLeaseWithoutDrain(boolean healthy, Instant now) {
     ZonedDateTime time = now.truncatedTo(ChronoUnit.MICROS).atZone(ZoneOffset.UTC);
     return new LeaseBuilder()
         .withNewMetadata()
@@ -105,13 +118,25 @@ public record MemberLease(
    * does not name (acquireTime, other labels and annotations stay as they are).
    */
   public String renewalPatch(boolean healthy, Instant now) {
+    return renewalPatch(healthy, false, now);
+  }
+
+  /**
+   * As {@link #renewalPatch(boolean, Instant)}; {@code draining} adds the drain annotation. Without
+   * it the patch leaves that annotation alone, so a {@code kubectl annotate} drain stays.
+   */
+  public String renewalPatch(boolean healthy, boolean draining, Instant now) {
     ObjectNode patch = JSON.createObjectNode();
     ObjectNode metadata = patch.putObject("metadata");
     metadata.putObject("labels").put(LeaseConventions.POOL_LABEL, pool);
-    metadata
-        .putObject("annotations")
-        .put(LeaseConventions.ADDRESS_ANNOTATION, address.toString())
-        .put(LeaseConventions.HEALTHY_ANNOTATION, Boolean.toString(healthy));
+    ObjectNode annotations =
+        metadata
+            .putObject("annotations")
+            .put(LeaseConventions.ADDRESS_ANNOTATION, address.toString())
+            .put(LeaseConventions.HEALTHY_ANNOTATION, Boolean.toString(healthy));
+    if (draining) {
+      annotations.put(LeaseConventions.DRAIN_ANNOTATION, "true");
+    }
     patch
         .putObject("spec")
         .put("holderIdentity", replica)

@@ -18,7 +18,9 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  *
  * Exits 2 with the usage on a bad command line, 1 when it cannot start, and stops renewing on
- * SIGTERM without deleting the Lease.
+ * SIGTERM without deleting the Lease; with {@code --drain-ms MS} it first drains (the Lease marked
+ * {@code replicapool.dev/drain}, still renewed) for MS, then deletes the Lease. The Pod's
+ * terminationGracePeriodSeconds must cover MS.
  */
 public final class RegistrarMain {
   static {
@@ -60,7 +62,7 @@ public final class RegistrarMain {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  registrar.close();
+                  stop(registrar, options.drainMillis());
                   client.close();
                   stopped.countDown();
                 },
@@ -79,6 +81,21 @@ public final class RegistrarMain {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Stops renewing; with a drain time, drains for that long first and then deletes the Lease. */
+  static void stop(LeaseRegistrar registrar, long drainMillis) {
+    if (drainMillis <= 0) {
+      registrar.close();
+      return;
+    }
+    registrar.drain();
+    try {
+      Thread.sleep(drainMillis); // renewals go on, carrying the drain
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    registrar.leave();
   }
 
   /** --namespace, else the kube config's; closes the client when there is neither. */

@@ -19,6 +19,7 @@ public record RegistrarOptions(
     Optional<URI> healthUrl,
     Optional<Long> healthTimeoutMillis,
     Optional<Path> kubeconfig,
+    long drainMillis,
     boolean help) {
 
   public static final String USAGE =
@@ -27,8 +28,8 @@ public record RegistrarOptions(
           "usage: registrar --pool POOL --name NAME --address HOST:PORT [options]",
           "",
           "Registers a replica in a ReplicaPool by renewing a coordination.k8s.io Lease that",
-          "carries its address and health flag. Stopping it does not deregister: the member",
-          "expires after the lease.",
+          "carries its address and health flag. Stopped (SIGTERM) without --drain-ms it does not",
+          "deregister: the member expires after the lease.",
           "",
           "  --namespace NS          namespace of the pool (default: the kube config's namespace,",
           "                          or the pod's namespace in a cluster)",
@@ -40,6 +41,9 @@ public record RegistrarOptions(
           "  --health-url URL        local health URL checked at every renewal, 2xx = healthy",
           "                          (default: always report healthy)",
           "  --health-timeout-ms MS  time-out of that check (default renew/2, 50..1000)",
+          "  --drain-ms MS           on SIGTERM, first mark the Lease drained (no new requests,",
+          "                          those in flight finish) and keep renewing for MS, then",
+          "                          delete the Lease (default 0: stop renewing at once)",
           "  --kubeconfig PATH       kube config file (default: $KUBECONFIG, ~/.kube/config,",
           "                          or the in-cluster service account)",
           "  --help                  show this text");
@@ -54,6 +58,7 @@ public record RegistrarOptions(
           "renew-ms",
           "health-url",
           "health-timeout-ms",
+          "drain-ms",
           "kubeconfig");
 
   /** What {@code --help} parses to: nothing but the request for the usage. */
@@ -68,6 +73,7 @@ public record RegistrarOptions(
           Optional.empty(),
           Optional.empty(),
           Optional.empty(),
+          0,
           true);
 
   /** Parses the command line; a {@code --help} anywhere wins over every other problem. */
@@ -102,6 +108,7 @@ public record RegistrarOptions(
         flags.httpUrl("health-url"),
         healthTimeout,
         kubeconfig,
+        flags.longValue("drain-ms", 0, 0, 3_600_000),
         false);
   }
 

@@ -252,6 +252,66 @@ class LeaseRegistrarIT {
   }
 
   @Test
+  void commandLineWithDrainMsDrainsOnSigtermKeepsRenewingThenDeletesTheLease(@TempDir Path dir)
+      throws Exception {
+    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    RegistrarMain.class.getName(),
+                    "--kubeconfig",
+                    kubeconfig.toString(),
+                    "--namespace",
+                    namespace,
+                    "--pool",
+                    "cli",
+                    "--name",
+                    "d1",
+                    "--address",
+                    "127.0.0.1:9",
+                    "--drain-ms",
+                    "2000"))
+            .redirectError(dir.resolve("stderr").toFile())
+            .redirectOutput(dir.resolve("stdout").toFile())
+            .start();
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> lease("cli-d1") != null);
+      assertThat(lease("cli-d1").getMetadata().getAnnotations())
+          .doesNotContainKey(LeaseConventions.DRAIN_ANNOTATION);
+
+      process.destroy(); // SIGTERM
+      await()
+          .atMost(Duration.ofSeconds(1))
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () ->
+                  "true"
+                      .equals(
+                          lease("cli-d1")
+                              .getMetadata()
+                              .getAnnotations()
+                              .get(LeaseConventions.DRAIN_ANNOTATION)));
+      // Draining, it keeps renewing so that it does not expire while requests finish.
+      ZonedDateTime drainedAt = renewTime("cli-d1").orElseThrow();
+      await()
+          .atMost(Duration.ofMillis(1500))
+          .until(() -> renewTime("cli-d1").orElseThrow().isAfter(drainedAt));
+      // Then it leaves: the Lease is deleted and the process exits.
+      await().atMost(Duration.ofSeconds(5)).until(() -> lease("cli-d1") == null);
+      assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(Files.readString(dir.resolve("stderr")))
+          .contains("draining: Lease", "deleted Lease")
+          .doesNotContain("ERROR", "\tat ");
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
   void commandLineExitsWithUsageOnBadFlags(@TempDir Path dir) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process process =

@@ -102,4 +102,19 @@ class MemberLeaseTest {
   private static MemberLease withLease(long millis) {
     return new MemberLease("ns", "p", "r", "h:1", millis);
   }
+
+  @Test
+  void aDrainingRenewalAndCreationCarryTheDrainAnnotationOthersLeaveItAlone() throws Exception {
+    JsonNode draining = new ObjectMapper().readTree(member.renewalPatch(true, true, NOW));
+    assertThat(draining.at("/metadata/annotations/replicapool.dev~1drain").asText())
+        .isEqualTo("true");
+    JsonNode plain = new ObjectMapper().readTree(member.renewalPatch(true, NOW));
+    assertThat(plain.at("/metadata/annotations").has(LeaseConventions.DRAIN_ANNOTATION))
+        .as("a merge patch that does not name it keeps a kubectl annotate")
+        .isFalse();
+    assertThat(member.toLease(true, true, NOW).getMetadata().getAnnotations())
+        .containsEntry(LeaseConventions.DRAIN_ANNOTATION, "true");
+    assertThat(member.toLease(true, NOW).getMetadata().getAnnotations())
+        .doesNotContainKey(LeaseConventions.DRAIN_ANNOTATION);
+  }
 }

@@ -35,7 +35,15 @@ class RegistrarOptionsTest {
     assertThat(options.healthUrl()).isEmpty();
     assertThat(options.kubeconfig()).isEmpty();
     assertThat(options.warnings()).isEmpty();
+    assertThat(options.drainMillis()).as("no drain unless asked").isZero();
     assertThat(options.help()).isFalse();
+  }
+
+  @Test
+  void readsTheDrainTime() throws Exception {
+    assertThat(RegistrarOptions.parse(with("--drain-ms", "5000")).drainMillis()).isEqualTo(5000);
+    assertThatThrownBy(() -> RegistrarOptions.parse(with("--drain-ms", "-1")))
+        .isInstanceOf(UsageException.class);
   }
 
   @Test

@@ -145,6 +145,15 @@ public class HealthCheck {
   @Max(3_600_000)
   public Integer startupGraceMillis;
 
+  @JsonPropertyDescription(
+      "Recoveries (a change of state toward better) a member may make in any rolling minute;"
+          + " beyond that it stays in its worse state, \"held for flapping\", so it changes state"
+          + " at most 2 x this + 2 times a minute. Changes toward worse are never held. Default 3.")
+  @Default("3")
+  @Min(1)
+  @Max(1000)
+  public Integer maxRecoveriesPerMinute = 3;
+
   /**
    * The probe timeout in force: {@link #timeoutMillis}, else the smaller of {@value
    * #DEFAULT_TIMEOUT_MILLIS} and half of the interval in force, so that a short interval alone is

@@ -28,6 +28,11 @@ public class StaticEndpoint {
   @Max(65535)
   public Integer port;
 
+  @JsonPropertyDescription(
+      "Drains the member: no new requests, those in flight finish; it stays in the pool, shown"
+          + " Draining, until set back to false. Default false.")
+  public Boolean drain;
+
   public StaticEndpoint() {}
 
   public StaticEndpoint(String host, Integer port) {

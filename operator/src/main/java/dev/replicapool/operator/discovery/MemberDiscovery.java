@@ -20,6 +20,10 @@ import java.util.Map;
  * and Lease self-registration. Pure: the caller hands in what the informers cached.
  */
 public final class MemberDiscovery {
+  static final String ANNOTATION_DRAIN =
+      "drained by annotation " + LeaseConventions.DRAIN_ANNOTATION;
+  static final String STATIC_DRAIN = "drained by drain: true in spec.endpoints";
+
   private final LeaseExpiry expiry;
 
   public MemberDiscovery(LeaseExpiry expiry) {
@@ -85,15 +89,16 @@ public final class MemberDiscovery {
         problems.add("endpoint " + e.host + " has no port");
         continue;
       }
-      Member m = new Member(e.host, port, MemberSource.Static, null, false, null, null);
+      String drainedBy = Boolean.TRUE.equals(e.drain) ? STATIC_DRAIN : null;
+      Member m = new Member(e.host, port, MemberSource.Static, null, false, null, null, drainedBy);
       byAddress.putIfAbsent(m.address(), m);
     }
   }
 
   /**
-   * A Pod is a member while it has an IP and is Ready; terminating, it is drained. A Pod with the
-   * {@link RoutableGate} readiness gate is not Ready before the pool routes to it, so its
-   * containers being ready is enough.
+   * A Pod is a member while it has an IP and is Ready; terminating, it is drained for good; with
+   * the drain annotation, until the annotation goes. A Pod with the {@link RoutableGate} readiness
+   * gate is not Ready before the pool routes to it, so its containers being ready is enough.
    */
   static Member fromPod(Pod pod, int port) {
     String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
@@ -107,7 +112,22 @@ public final class MemberDiscovery {
       return null;
     }
     return new Member(
-        ip, port, MemberSource.Pod, pod.getMetadata().getName(), terminating, null, null);
+        ip,
+        port,
+        MemberSource.Pod,
+        pod.getMetadata().getName(),
+        terminating,
+        null,
+        null,
+        drainedBy(pod.getMetadata().getAnnotations()));
+  }
+
+  /** The reason of a member drained by {@link LeaseConventions#DRAIN_ANNOTATION}, else null. */
+  static String drainedBy(Map<String, String> annotations) {
+    return annotations != null
+            && "true".equalsIgnoreCase(annotations.get(LeaseConventions.DRAIN_ANNOTATION))
+        ? ANNOTATION_DRAIN
+        : null;
   }
 
   static boolean isReady(Pod pod) {
@@ -166,6 +186,7 @@ public final class MemberDiscovery {
         name,
         false,
         healthy == null || !"false".equalsIgnoreCase(healthy),
-        expiresAt);
+        expiresAt,
+        drainedBy(annotations));
   }
 }

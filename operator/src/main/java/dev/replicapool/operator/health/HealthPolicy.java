@@ -51,7 +51,8 @@ public record HealthPolicy(
     int latencyWindow,
     double latencyAlpha,
     double errorAlpha,
-    long startupGraceMillis) {
+    long startupGraceMillis,
+    int maxRecoveriesPerMinute) {
 
   /** Upper bound of the default slow-start window. */
   public static final long MAX_DEFAULT_SLOW_START_MILLIS = 10_000;
@@ -84,6 +85,9 @@ public record HealthPolicy(
     }
     if (startupGraceMillis < 0) {
       throw new IllegalArgumentException("startupGraceMillis must be >= 0");
+    }
+    if (maxRecoveriesPerMinute < 1) {
+      throw new IllegalArgumentException("maxRecoveriesPerMinute must be at least 1");
     }
     if (latencyWindow < 1) {
       throw new IllegalArgumentException("latencyWindow must be at least 1");
@@ -135,7 +139,8 @@ public record HealthPolicy(
         DEFAULT_LATENCY_WINDOW,
         DEFAULT_LATENCY_ALPHA,
         DEFAULT_ERROR_ALPHA,
-        hc.startupGraceMillis == null ? STARTUP_GRACE_INTERVALS * interval : hc.startupGraceMillis);
+        hc.startupGraceMillis == null ? STARTUP_GRACE_INTERVALS * interval : hc.startupGraceMillis,
+        or(hc.maxRecoveriesPerMinute, defaultsHc.maxRecoveriesPerMinute));
   }
 
   private static int or(Integer value, int fallback) {
@@ -171,6 +176,10 @@ public record HealthPolicy(
 
   public HealthPolicy withThresholds(int unhealthy, int healthy) {
     return edit().unhealthyThreshold(unhealthy).healthyThreshold(healthy).build();
+  }
+
+  public HealthPolicy withMaxRecoveriesPerMinute(int max) {
+    return edit().maxRecoveriesPerMinute(max).build();
   }
 
   public HealthPolicy withRecovery(long recoverAfter, long slowStart) {

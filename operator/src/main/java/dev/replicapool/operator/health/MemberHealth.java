@@ -10,12 +10,13 @@ import java.util.OptionalLong;
  * The health state machine of one member: plain Java, no I/O, time from an injected {@link Clock}.
  * Methods are synchronized, so probe results (event loop) and status reads (reconciler) may come
  * from different threads. Inputs ({@link #onProbe}, {@link #onLeaseExpired}, {@link
- * #onSelfReported}, {@link #onDraining}, {@link #tick}) each return the transition they caused, if
- * any. This class decides the transitions; what the probes say is kept by {@link ProbeSignals},
- * what holds a member down by {@link DownCauses}, the hold and the ramp by {@link Recovery}, and
- * the weight (0 unless Healthy or Degraded) is {@link WeightPolicy}'s formula. About 350 lines: the
- * rules below and the synchronized read side take half; the transitions stay in one place so that
- * they can be checked against the rules.
+ * #onSelfReported}, {@link #onDraining}, {@link #onDrained}, {@link #tick}) each return the
+ * transition they caused, if any. This class decides the transitions; what the probes say is kept
+ * by {@link ProbeSignals}, what holds a member down by {@link DownCauses}, the hold and the ramp by
+ * {@link Recovery}, the bound on recoveries by {@link FlapLimit}, and the weight (0 unless Healthy
+ * or Degraded) is {@link WeightPolicy}'s formula. About 430 lines: the rules below and the
+ * synchronized read side take half; the transitions stay in one place so that they can be checked
+ * against the rules.
  *
  * <ul>
  *   <li>A member that joins ({@link #joining}) is Pending, weight 0, until {@code healthyThreshold}
@@ -42,7 +43,14 @@ import java.util.OptionalLong;
  *       streak it needs to come back doubles (healthyThreshold x 2^(ejections-1), at most x64).
  *       Reaching Healthy forgives. A member that alternates pass and fail thus changes state at
  *       most three times, even with thresholds of 1.
+ *   <li>Hard bound ({@link FlapLimit}): at most {@code maxRecoveriesPerMinute} (default 3)
+ *       recoveries (changes toward better) per rolling minute; beyond that the member stays in its
+ *       worse state, its reason saying it is "held for flapping". Changes toward worse are never
+ *       held. So at most 2N + 2 changes a minute (8), whatever the results' luck (issue #28: 5
+ *       changes in 11 s at 50 % errors).
  *   <li>Draining (a terminating Pod) is final, weight 0.
+ *   <li>Drained by a user ({@link #onDrained}: annotation, spec field): shown Draining, weight 0,
+ *       until {@link #onUndrained}; the model runs on unseen underneath.
  * </ul>
  */
 public final class MemberHealth {
@@ -52,9 +60,13 @@ public final class MemberHealth {
   private final ProbeSignals signals;
   private final DownCauses down = new DownCauses();
   private final Recovery recovery;
+  private final FlapLimit flaps;
 
   private MemberState state = MemberState.Healthy;
   private String reason = "member added";
+
+  /** Who drained the member ("drained by annotation ..."), null when no user drains it. */
+  private String drainedBy;
 
   /** False until the member first turned routable: until then no hysteresis applies. */
   private boolean everRoutable = true;
@@ -70,6 +82,7 @@ public final class MemberHealth {
     this.lastTransitionMillis = clock.millis();
     this.joinedMillis = lastTransitionMillis;
     this.recovery = new Recovery(lastTransitionMillis);
+    this.flaps = new FlapLimit(policy.maxRecoveriesPerMinute());
   }
 
   /** A member that just joined: Pending until its first passing probes, when probes are on. */
@@ -99,7 +112,10 @@ public final class MemberHealth {
    * (a spec change must neither pull routable members nor admit ones that never answered).
    */
   public synchronized MemberHealth restartedWith(HealthPolicy newPolicy) {
-    return everRoutable ? new MemberHealth(newPolicy, clock) : joining(newPolicy, clock);
+    MemberHealth fresh =
+        everRoutable ? new MemberHealth(newPolicy, clock) : joining(newPolicy, clock);
+    fresh.drainedBy = drainedBy; // a spec change is no undrain
+    return fresh;
   }
 
   /** {@link #onProbe(boolean, long, String)} of a probe that did not say why it failed. */
@@ -116,7 +132,7 @@ public final class MemberHealth {
       boolean success, long latencyMillis, String failure) {
     long now = clock.millis();
     if (!everRoutable && state != MemberState.Draining) {
-      return onStartupProbe(success, latencyMillis, failure, now);
+      return shown(onStartupProbe(success, latencyMillis, failure, now));
     }
     if (success) {
       signals.passed(latencyMillis, now);
@@ -134,7 +150,7 @@ public final class MemberHealth {
       }
     }
     observeResults(now);
-    return evaluate(now);
+    return shown(evaluate(now));
   }
 
   /**
@@ -169,11 +185,14 @@ public final class MemberHealth {
     if (signals.consecutiveSuccesses() < policy.healthyThreshold() || down.blocked()) {
       return Optional.empty();
     }
+    if (!flaps.allows(now)) {
+      reason = flaps.heldReason();
+      return Optional.empty();
+    }
     everRoutable = true;
     recovery.goodFrom(now);
-    return Optional.of(
-        transition(
-            MemberState.Healthy, "answered: " + Fmt.passes(signals.consecutiveSuccesses()), now));
+    return recover(
+        MemberState.Healthy, "answered: " + Fmt.passes(signals.consecutiveSuccesses()), now);
   }
 
   /** The member's lease was not renewed within the lease duration. */
@@ -181,7 +200,7 @@ public final class MemberHealth {
     long now = clock.millis();
     down.leaseExpired();
     recovery.notGood();
-    return evaluate(now);
+    return shown(evaluate(now));
   }
 
   /**
@@ -196,7 +215,7 @@ public final class MemberHealth {
       recovery.rampFrom(now);
     }
     observeResults(now);
-    return evaluate(now);
+    return shown(evaluate(now));
   }
 
   /** The member is going away (terminating Pod): no new requests, final. */
@@ -204,16 +223,58 @@ public final class MemberHealth {
     if (state == MemberState.Draining) {
       return Optional.empty();
     }
+    if (drainedBy != null) {
+      // Already shown Draining: it only becomes final.
+      drainedBy = null;
+      state = MemberState.Draining;
+      reason = "draining";
+      return Optional.empty();
+    }
     return Optional.of(transition(MemberState.Draining, "draining", clock.millis()));
+  }
+
+  /**
+   * A user drains the member ({@code why}: "drained by annotation replicapool.dev/drain"): shown
+   * Draining, weight 0, until {@link #onUndrained}. The model keeps running underneath (probes, the
+   * hold, the flap limit) without reporting its transitions, so that undraining shows the member's
+   * health as it is then, like HAProxy's {@code set server state ready}.
+   */
+  public synchronized Optional<Transition> onDrained(String why) {
+    if (state == MemberState.Draining || why.equals(drainedBy)) {
+      return Optional.empty();
+    }
+    boolean wasDrained = drainedBy != null;
+    drainedBy = why;
+    if (wasDrained) {
+      return Optional.empty(); // another cause, still Draining: the reason follows
+    }
+    long now = clock.millis();
+    lastTransitionMillis = now;
+    transitions++;
+    return Optional.of(new Transition(state, MemberState.Draining, why, Instant.ofEpochMilli(now)));
+  }
+
+  /** The user's drain ends: the member shows its health again. Not for a terminating Pod. */
+  public synchronized Optional<Transition> onUndrained() {
+    if (drainedBy == null) {
+      return Optional.empty();
+    }
+    drainedBy = null;
+    long now = clock.millis();
+    lastTransitionMillis = now;
+    transitions++;
+    return Optional.of(
+        new Transition(
+            MemberState.Draining, state, "undrained; " + reason, Instant.ofEpochMilli(now)));
   }
 
   /** Applies what time alone changes (the recovery hold); call it periodically. */
   public synchronized Optional<Transition> tick() {
-    return evaluate(clock.millis());
+    return shown(evaluate(clock.millis()));
   }
 
   public synchronized MemberState state() {
-    return state;
+    return shownState();
   }
 
   /** Traffic share relative to a healthy member, 0..1, two decimals; see {@link WeightPolicy}. */
@@ -238,7 +299,7 @@ public final class MemberHealth {
   }
 
   public synchronized String reason() {
-    return reason;
+    return shownReason();
   }
 
   public synchronized Instant lastTransition() {
@@ -256,14 +317,27 @@ public final class MemberHealth {
 
   public synchronized HealthSnapshot snapshot() {
     return new HealthSnapshot(
-        state,
+        shownState(),
         weightAt(clock.millis()),
         latencyP95Millis(),
         signals.errorRate(),
-        reason,
+        shownReason(),
         Instant.ofEpochMilli(lastTransitionMillis),
         signals.consecutiveFailures(),
         signals.consecutiveSuccesses());
+  }
+
+  /** While a user drains the member its own transitions happen unseen. */
+  private Optional<Transition> shown(Optional<Transition> t) {
+    return drainedBy == null ? t : Optional.empty();
+  }
+
+  private MemberState shownState() {
+    return drainedBy == null ? state : MemberState.Draining;
+  }
+
+  private String shownReason() {
+    return drainedBy == null ? reason : drainedBy;
   }
 
   /** The transition the current inputs call for, at most one. */
@@ -277,7 +351,7 @@ public final class MemberHealth {
     }
     Optional<String> cause = signals.degradedCause();
     return switch (state) {
-      case Unhealthy -> Optional.of(fromUnhealthy(cause, now));
+      case Unhealthy -> fromUnhealthy(cause, now);
       case Healthy -> cause.map(c -> transition(MemberState.Degraded, c, now));
       case Degraded -> fromDegraded(cause, now);
       default -> Optional.empty();
@@ -294,7 +368,11 @@ public final class MemberHealth {
   }
 
   /** Nothing holds it down any more: back through Degraded, its weight ramping up. */
-  private Transition fromUnhealthy(Optional<String> cause, long now) {
+  private Optional<Transition> fromUnhealthy(Optional<String> cause, long now) {
+    if (!flaps.allows(now)) {
+      reason = flaps.heldReason();
+      return Optional.empty();
+    }
     recovery.startRamp(now);
     int passes = signals.consecutiveSuccesses();
     String why =
@@ -302,7 +380,7 @@ public final class MemberHealth {
             passes > 0
                 ? "recovering: " + Fmt.passes(passes) + ", slow start"
                 : "recovering, slow start");
-    return transition(MemberState.Degraded, why, now);
+    return recover(MemberState.Degraded, why, now);
   }
 
   /** Healthy after the hold of good results; until then the reason says what it waits for. */
@@ -313,14 +391,23 @@ public final class MemberHealth {
     }
     long hold = policy.recoverAfterMillis();
     if (recovery.heldFor(hold, now)) {
+      if (!flaps.allows(now)) {
+        reason = flaps.heldReason();
+        return Optional.empty();
+      }
       down.forgive();
-      return Optional.of(
-          transition(MemberState.Healthy, "recovered after " + hold + "ms of good results", now));
+      return recover(MemberState.Healthy, "recovered after " + hold + "ms of good results", now);
     }
     if (!reason.startsWith("recovering")) {
       reason = "recovering: needs " + hold + "ms of good results";
     }
     return Optional.empty();
+  }
+
+  /** A change toward a better state, which {@link FlapLimit} counts. */
+  private Optional<Transition> recover(MemberState to, String why, long now) {
+    flaps.recovered(now);
+    return Optional.of(transition(to, why, now));
   }
 
   private Transition transition(MemberState to, String why, long now) {
@@ -342,7 +429,7 @@ public final class MemberHealth {
   private double weightAt(long now) {
     return WeightPolicy.weight(
         policy,
-        state,
+        shownState(),
         signals.latencies().score(),
         signals.errorRate(),
         recovery.rampStartMillis(),

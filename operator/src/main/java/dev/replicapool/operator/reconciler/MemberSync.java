@@ -82,6 +82,11 @@ final class MemberSync {
       if (t.to() == MemberState.Healthy) {
         events.normal(pool, "MemberHealthy", message);
         LOG.info("pool {}: {}", state.name(), message);
+      } else if (t.to() == MemberState.Draining || t.from() == MemberState.Draining) {
+        // A drain is an operation asked for, not a fault.
+        events.normal(
+            pool, t.to() == MemberState.Draining ? "MemberDraining" : "MemberUndrained", message);
+        LOG.info("pool {}: {}", state.name(), message);
       } else {
         events.warning(pool, "Member" + t.to(), message);
         // The log says why too (a TLS name, an expired certificate), not only the Event.

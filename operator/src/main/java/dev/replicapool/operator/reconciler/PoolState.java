@@ -178,6 +178,12 @@ final class PoolState {
   private void observeDiscovered(Member m, MemberHealth health) {
     if (m.draining()) {
       health.onDraining().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    } else if (m.drainedBy() != null) {
+      health
+          .onDrained(m.drainedBy())
+          .ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
+    } else {
+      health.onUndrained().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));
     }
     // Time passes for members nobody probes (checks off): their recovery hold ends here.
     health.tick().ifPresent(t -> pending.add(new MemberTransition(m.address(), t)));

@@ -115,6 +115,51 @@ class MemberDiscoveryTest {
   }
 
   @Test
+  void theDrainAnnotationDrainsAPodUntilItIsGoneAndATerminatingOneStaysFinal() {
+    selectWeb();
+    Pod p = pod("a", "web", "10.0.0.1", "Ready");
+    p.getMetadata().setAnnotations(Map.of(LeaseConventions.DRAIN_ANNOTATION, "true"));
+    Member m = discover(List.of(p), List.of()).members().get(0);
+    assertThat(m.drainedBy()).isEqualTo("drained by annotation replicapool.dev/drain");
+    assertThat(m.draining()).isFalse();
+
+    p.getMetadata().setAnnotations(Map.of(LeaseConventions.DRAIN_ANNOTATION, "false"));
+    assertThat(discover(List.of(p), List.of()).members().get(0).drainedBy()).isNull();
+    p.getMetadata().setAnnotations(null);
+    assertThat(discover(List.of(p), List.of()).members().get(0).drainedBy()).isNull();
+  }
+
+  @Test
+  void aStaticEndpointWithDrainTrueIsDrained() {
+    spec().port = 8080;
+    StaticEndpoint drained = new StaticEndpoint("10.0.0.1", null);
+    drained.drain = true;
+    StaticEndpoint notDrained = new StaticEndpoint("10.0.0.2", null);
+    notDrained.drain = false;
+    spec().endpoints = List.of(drained, notDrained, new StaticEndpoint("10.0.0.3", null));
+    assertThat(discover(List.of(), List.of()).members())
+        .extracting(Member::drainedBy)
+        .containsExactly("drained by drain: true in spec.endpoints", null, null);
+  }
+
+  @Test
+  void theDrainAnnotationDrainsALease() {
+    spec().registration = new Registration();
+    Lease l =
+        lease(
+            "web-a",
+            Map.of(
+                LeaseConventions.ADDRESS_ANNOTATION, "10.0.0.1:8080",
+                LeaseConventions.DRAIN_ANNOTATION, "true"),
+            NOW - 100);
+    watchLiveSince(NOW - 5_000);
+    assertThat(discover(List.of(), List.of(l)).members())
+        .singleElement()
+        .extracting(Member::drainedBy)
+        .isEqualTo("drained by annotation replicapool.dev/drain");
+  }
+
+  @Test
   void aPodWithTheRoutableGateCountsOnceItsContainersAreReady() {
     selectWeb();
     Pod gated = pod("a", "web", "10.0.0.1", "ContainersReady");

@@ -577,6 +577,72 @@ class MemberHealthTest {
     assertThat(m.onSelfReported(true)).map(Transition::to).contains(Degraded);
   }
 
+  @Nested
+  class DrainedByAUser {
+    static final String WHY = "drained by annotation replicapool.dev/drain";
+
+    @Test
+    void drainedIsDrainingWithWeightZeroSayingWhoDrainedIt() {
+      MemberHealth m = member(adaptive());
+      Optional<Transition> t = m.onDrained(WHY);
+      assertThat(t).map(Transition::from).contains(Healthy);
+      assertThat(t).map(Transition::to).contains(Draining);
+      assertThat(t).map(Transition::reason).contains(WHY);
+      assertThat(m.state()).isEqualTo(Draining);
+      assertThat(m.weight()).isZero();
+      assertThat(m.snapshot().routable()).isFalse();
+      assertThat(m.reason()).isEqualTo(WHY);
+      assertThat(m.onDrained(WHY)).as("the same drain again changes nothing").isEmpty();
+      assertThat(m.transitions()).isEqualTo(1);
+    }
+
+    @Test
+    void undrainedItShowsItsHealthAgain() {
+      MemberHealth m = member(adaptive());
+      m.onDrained(WHY);
+      Optional<Transition> t = m.onUndrained();
+      assertThat(t).map(Transition::from).contains(Draining);
+      assertThat(t).map(Transition::to).contains(Healthy);
+      assertThat(m.state()).isEqualTo(Healthy);
+      assertThat(m.weight()).isEqualTo(1.0);
+      assertThat(m.onUndrained()).as("not drained: nothing to undo").isEmpty();
+    }
+
+    @Test
+    void theModelRunsUnseenWhileDrained() {
+      MemberHealth m = member(seedRoundRobin());
+      m.onDrained(WHY);
+      // It fails while drained: no transition is reported, it stays shown Draining...
+      assertThat(probe(m, false, 1)).isEmpty();
+      assertThat(m.state()).isEqualTo(Draining);
+      assertThat(m.reason()).isEqualTo(WHY);
+      // ...and undrained it is what its probes made it.
+      assertThat(m.onUndrained()).map(Transition::to).contains(Unhealthy);
+      assertThat(m.weight()).isZero();
+      assertThat(probe(m, true, 1)).map(Transition::to).contains(Degraded);
+    }
+
+    @Test
+    void aTerminatingPodIsFinalEvenWhenAlsoDrainedByAUser() {
+      MemberHealth m = member(adaptive());
+      m.onDrained(WHY);
+      assertThat(m.onDraining()).as("already shown Draining").isEmpty();
+      assertThat(m.onUndrained()).isEmpty();
+      assertThat(m.state()).isEqualTo(Draining);
+      assertThat(m.onDrained(WHY)).isEmpty();
+      assertThat(m.state()).isEqualTo(Draining);
+    }
+
+    @Test
+    void aNewPolicyKeepsTheDrain() {
+      MemberHealth m = member(adaptive());
+      m.onDrained(WHY);
+      MemberHealth restarted = m.restartedWith(seedRoundRobin());
+      assertThat(restarted.state()).isEqualTo(Draining);
+      assertThat(restarted.onDrained(WHY)).isEmpty();
+    }
+  }
+
   @Test
   void drainingIsFinalWithWeightZero() {
     MemberHealth m = member(adaptive());

@@ -100,6 +100,28 @@ class PoolStateTest {
   }
 
   @Test
+  void aDrainedMemberGoesToTheDataPlanesDrainingWithWeightZeroUntilUndrained() {
+    Member drained =
+        new Member("10.0.0.1", 1, MemberSource.Static, null, false, null, null, "drained by x");
+    state.sync(spec, List.of(member(1)), Set.of(member(1).address()));
+    state.drainTransitions();
+
+    state.sync(spec, List.of(drained));
+    assertThat(state.memberSnapshots())
+        .containsExactly(new MemberSnapshot("10.0.0.1", 1, 0.0, MemberState.Draining));
+    assertThat(state.drainTransitions())
+        .extracting(t -> t.transition().to())
+        .containsExactly(MemberState.Draining);
+
+    state.sync(spec, List.of(member(1)));
+    assertThat(state.memberSnapshots())
+        .containsExactly(new MemberSnapshot("10.0.0.1", 1, 1.0, MemberState.Healthy));
+    assertThat(state.drainTransitions())
+        .extracting(t -> t.transition().to())
+        .containsExactly(MemberState.Healthy);
+  }
+
+  @Test
   void onlyRoutableMembersCarryTheirWeightToTheDataPlanes() {
     state.sync(spec, List.of(member(1), member(2)), Set.of(member(1).address()));
     assertThat(state.memberSnapshots())
