@@ -135,7 +135,7 @@ final class ResponseRelay {
     if (hold) {
       holding = true;
       held = client.alloc().buffer(512);
-      head.writeDownstream(held, closeClient, true, setCookie);
+      head.writeDownstream(held, closeClient, setCookie);
     } else {
       start();
     }
@@ -156,7 +156,7 @@ final class ResponseRelay {
       closeClient = true;
     }
     ByteBuf out = client.alloc().buffer(head.length() + 64);
-    head.writeDownstream(out, closeClient || client.draining(), true, setCookie);
+    head.writeDownstream(out, closeClient || client.draining(), setCookie);
     pendingHead = out;
   }
 

@@ -115,7 +115,12 @@ public final class HeadScanner {
     if (bad != null) {
       return bad;
     }
-    lines.extend(lines.count - 1, trimEnd(b, p, le));
+    int end = trimEnd(b, p, le);
+    if (end > p) {
+      // A fold of whitespace alone adds nothing: extended over, it left its line end inside the
+      // value, and the head went on with an empty line in it (a fuzzer found it).
+      lines.extend(lines.count - 1, end);
+    }
     return null;
   }
 

@@ -160,8 +160,8 @@ class HeaderLines {
     }
   }
 
-  /** RFC 9112 5.2: each obs-fold becomes one space. */
+  /** RFC 9112 5.2: each obs-fold becomes one space; no line end survives. */
   private static String unfold(String v) {
-    return v.replaceAll("[ \\t]*\\r?\\n[ \\t]+", " ");
+    return v.replaceAll("[ \\t]*\\r?\\n[ \\t]*", " ").strip();
   }
 }

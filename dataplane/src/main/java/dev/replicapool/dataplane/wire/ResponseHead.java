@@ -149,22 +149,17 @@ public final class ResponseHead {
   }
 
   /**
-   * Writes the head as the client gets it.
+   * Writes the head as the client gets it; a chunked body goes on chunked.
    *
    * @param close add {@code Connection: close} (the proxy closes the client connection after it)
-   * @param rechunk whether a chunked body goes on chunked (false: the proxy sends its payload only)
+   * @param setCookie a {@code Set-Cookie} of the proxy's own, or null
    */
-  public void writeDownstream(ByteBuf out, boolean close, boolean rechunk) {
-    writeDownstream(out, close, rechunk, null);
-  }
-
-  /** The same with a {@code Set-Cookie} of the proxy's own (null: none). */
-  public void writeDownstream(ByteBuf out, boolean close, boolean rechunk, String setCookie) {
+  public void writeDownstream(ByteBuf out, boolean close, String setCookie) {
     out.writeBytes(HTTP11);
     out.writeBytes(bytes, 8, lineEnd - 8);
     out.writeBytes(CRLF);
     lines.writeKept(out);
-    if (framing == Framing.CHUNKED && rechunk) {
+    if (framing == Framing.CHUNKED) {
       out.writeBytes(CHUNKED_LINE);
     }
     if (status == 101 && upgrade >= 0) {

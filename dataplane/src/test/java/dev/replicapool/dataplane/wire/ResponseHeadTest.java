@@ -17,7 +17,7 @@ class ResponseHeadTest {
 
   static String downstream(ResponseHead r, boolean close) {
     ByteBuf out = Unpooled.buffer();
-    r.writeDownstream(out, close, true);
+    r.writeDownstream(out, close, null);
     return out.toString(StandardCharsets.ISO_8859_1);
   }
 
