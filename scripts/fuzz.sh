@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(WireFuzzTest#requestHead WireFuzzTest#responseHead WireFuzzTest#chunkedBody
-    StreamFuzzTest#snapshotFrame)
+    StreamFuzzTest#snapshotFrame LoadReportFuzzTest#headerValue)
 fi
 for t in "${targets[@]}"; do
   echo "fuzzing $t"

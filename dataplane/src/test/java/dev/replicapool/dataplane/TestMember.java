@@ -28,6 +28,9 @@ final class TestMember {
    */
   volatile boolean answerEarly;
 
+  /** An ORCA load report sent in every answer ({@code endpoint-load-metrics}); null: none. */
+  volatile String loadReport;
+
   final AtomicInteger requests = new AtomicInteger();
 
   /** Requests whose head came and whose answer has not ended nor its connection closed. */
@@ -94,6 +97,10 @@ final class TestMember {
                                 .setStatusCode(status)
                                 .putHeader("x-replica", name)
                                 .putHeader("content-type", "application/json");
+                        String report = loadReport;
+                        if (report != null) {
+                          resp.putHeader("endpoint-load-metrics", report);
+                        }
                         if (req.version() != io.vertx.core.http.HttpVersion.HTTP_2) {
                           // hop-by-hop headers the proxy must drop (HTTP/2 has none)
                           resp.putHeader("keep-alive", "timeout=30")

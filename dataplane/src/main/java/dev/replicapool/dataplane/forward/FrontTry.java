@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.load.LoadReport;
 import dev.replicapool.dataplane.routing.Endpoint;
 
 /**
@@ -51,6 +52,13 @@ final class FrontTry {
     member = null;
     last = e;
     return fw.clock.getAsLong() - since;
+  }
+
+  /** The member of the try in front said how loaded it is ({@code r}; null: it did not). */
+  void reported(LoadReport r) {
+    if (r != null && member != null) {
+      member.reportUtilization(r.utilization(), fw.clock.getAsLong());
+    }
   }
 
   /** Its answer's head came at {@code now}: a sample for the latency window, counted by status. */

@@ -1,6 +1,8 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.load.LoadReport;
+import dev.replicapool.dataplane.load.LoadReports;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
@@ -179,6 +181,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   private void headers(Http2HeadersFrame h) {
     Http2Headers head = h.headers();
+    reported(head);
     if (!owner.answerStarted()) {
       int status = owner.answerStarts(head);
       if (!(h.isEndStream() && grpcUnavailable(head))) {
@@ -195,6 +198,22 @@ final class H2Try extends ChannelInboundHandlerAdapter
     client.write(new DefaultHttp2HeadersFrame(head, h.isEndStream()));
     if (h.isEndStream()) {
       owner.ended();
+    }
+  }
+
+  /**
+   * Takes the member's ORCA load report out of its headers or trailers (a gRPC server sends it as a
+   * trailer): for the balancer, not the client.
+   */
+  private void reported(Http2Headers h) {
+    CharSequence text = h.getAndRemove(LoadReports.HEADER);
+    CharSequence bin = h.getAndRemove(LoadReports.HEADER_BIN);
+    LoadReport r =
+        bin != null
+            ? LoadReports.bin(bin.toString())
+            : text == null ? null : LoadReports.parse(text.toString());
+    if (r != null) {
+      member.reportUtilization(r.utilization(), fw.clock.getAsLong());
     }
   }
 

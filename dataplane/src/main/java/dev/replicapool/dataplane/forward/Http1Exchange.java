@@ -149,6 +149,7 @@ final class Http1Exchange implements H1Upstream.User {
    */
   private void responseHead(boolean more) {
     status = response.status();
+    front.reported(response.loadReport());
     boolean hold = runner.answerHead(status);
     if (!hold) {
       request.dropHead();

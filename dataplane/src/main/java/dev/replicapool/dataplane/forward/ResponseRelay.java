@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.load.LoadReport;
 import dev.replicapool.dataplane.wire.ChunkedFramer;
 import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;
@@ -124,6 +125,11 @@ final class ResponseRelay {
 
   int status() {
     return head.status();
+  }
+
+  /** The member's load report in the answer's head, or null. */
+  LoadReport loadReport() {
+    return head.loadReport();
   }
 
   ResponseHead.Framing framing() {

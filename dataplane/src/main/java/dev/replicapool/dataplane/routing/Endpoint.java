@@ -25,6 +25,17 @@ public final class Endpoint {
   final LongAdder requests = new LongAdder();
   final LongAdder failures = new LongAdder();
 
+  /**
+   * How long a member's own load report counts: after that it is balanced as one that is silent.
+   */
+  static final long REPORT_TTL_NANOS = 5_000_000_000L;
+
+  // The member's last load report (ORCA): written by any event loop, a torn pair only makes one
+  // pick use a report a little older or newer.
+  private volatile double reportedUtilization;
+  private volatile long reportedAtNanos;
+  private volatile boolean reported;
+
   // pool lock, written by Candidates (the balancers and the OutlierDetector keep their own state)
 
   /** The weight the balancer uses: the operator's, times the slow-start ramp, or 1 in panic. */
@@ -70,6 +81,22 @@ public final class Endpoint {
 
   public int inflight() {
     return inflight.get();
+  }
+
+  /**
+   * The member reported its utilization (0 = idle, 1 = at capacity) in an answer at {@code now}.
+   */
+  public void reportUtilization(double utilization, long nowNanos) {
+    reportedUtilization = utilization;
+    reportedAtNanos = nowNanos;
+    reported = true;
+  }
+
+  /** Its last reported utilization if it is at most {@link #REPORT_TTL_NANOS} old, else NaN. */
+  public double utilization(long nowNanos) {
+    return reported && nowNanos - reportedAtNanos <= REPORT_TTL_NANOS
+        ? reportedUtilization
+        : Double.NaN;
   }
 
   public long requests() {

@@ -1,17 +1,34 @@
 package dev.replicapool.dataplane.routing;
 
 /**
- * The Adaptive policy's load: the member's {@link PeakEwma} latency times (in-flight + 1). A member
- * that slows down or piles up requests looks loaded within a few requests; failures count as a
- * large latency (see {@link PoolRouter#failure}), so failing fast never looks fast.
+ * The Adaptive policy's load: the member's {@link PeakEwma} latency times (in-flight + 1), times
+ * {@code 1 / (1 - utilization)} when the member reported its utilization lately (ORCA, see {@link
+ * Endpoint#utilization}). A member that slows down or piles up requests looks loaded within a few
+ * requests; failures count as a large latency (see {@link PoolRouter#failure}), so failing fast
+ * never looks fast. The utilization factor is how a queue's waiting time grows with its load
+ * (M/M/1): a member busy with traffic this data plane does not see looks loaded before its latency
+ * shows it, at 50 % twice, at 90 % ten times; it is capped at {@value #MAX_FACTOR} (95 % and
+ * above).
  */
 public final class PeakEwmaLoad implements Load {
   public static final PeakEwmaLoad INSTANCE = new PeakEwmaLoad();
 
   private PeakEwmaLoad() {}
 
+  static final double MAX_FACTOR = 20;
+
   @Override
   public double of(Endpoint e, long nowNanos) {
-    return e.latency.value(nowNanos) * (e.inflight() + 1);
+    return e.latency.value(nowNanos)
+        * (e.inflight() + 1)
+        * utilizationFactor(e.utilization(nowNanos));
+  }
+
+  /** {@code 1 / (1 - u)}, at most {@link #MAX_FACTOR}; 1 for a member that did not report (NaN). */
+  static double utilizationFactor(double u) {
+    if (Double.isNaN(u) || u <= 0) {
+      return 1;
+    }
+    return u >= 1 - 1 / MAX_FACTOR ? MAX_FACTOR : 1 / (1 - u);
   }
 }

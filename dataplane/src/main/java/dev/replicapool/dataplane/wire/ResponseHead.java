@@ -1,5 +1,7 @@
 package dev.replicapool.dataplane.wire;
 
+import dev.replicapool.dataplane.load.LoadReport;
+import dev.replicapool.dataplane.load.LoadReports;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -22,6 +24,8 @@ public final class ResponseHead {
   private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
   private static final byte[] PROXY_CONNECTION = Ascii.bytes("proxy-connection");
   private static final byte[] UPGRADE = Ascii.bytes("upgrade");
+  private static final byte[] LOAD_METRICS = Ascii.bytes(LoadReports.HEADER);
+  private static final byte[] LOAD_METRICS_BIN = Ascii.bytes(LoadReports.HEADER_BIN);
   private static final byte[] CHUNKED = Ascii.bytes("chunked");
   private static final byte[] HTTP_SLASH = Ascii.bytes("http/");
   private static final byte[] HTTP11 = Ascii.bytes("HTTP/1.1");
@@ -41,6 +45,8 @@ public final class ResponseHead {
   private boolean chunked;
   private boolean memberCloses;
   private int upgrade = -1;
+  private String loadMetrics;
+  private String loadMetricsBin;
 
   /**
    * Parses the {@code headLength} bytes at {@code buf}'s reader index without consuming them.
@@ -57,6 +63,8 @@ public final class ResponseHead {
     lines.reset(bytes);
     upgrade = -1;
     contentLength = -1;
+    loadMetrics = null;
+    loadMetricsBin = null;
     lineEnd = HeadScanner.lineEnd(bytes, 0, length);
     String bad = statusLine();
     if (bad != null) {
@@ -120,6 +128,12 @@ public final class ResponseHead {
       } else if (lines.nameIs(i, UPGRADE)) {
         upgrade = i;
         lines.drop(i);
+      } else if (lines.nameIs(i, LOAD_METRICS)) {
+        loadMetrics = lines.value(i); // for the balancer, not the client
+        lines.drop(i);
+      } else if (lines.nameIs(i, LOAD_METRICS_BIN)) {
+        loadMetricsBin = lines.value(i);
+        lines.drop(i);
       }
     }
     memberCloses = !keepAlive;
@@ -173,6 +187,14 @@ public final class ResponseHead {
       out.writeBytes(SET_COOKIE).writeBytes(Ascii.bytes(setCookie)).writeBytes(CRLF);
     }
     out.writeBytes(CRLF);
+  }
+
+  /** The member's ORCA load report in this head, or null (none, or not readable). */
+  public LoadReport loadReport() {
+    if (loadMetricsBin != null) {
+      return LoadReports.bin(loadMetricsBin);
+    }
+    return loadMetrics == null ? null : LoadReports.parse(loadMetrics);
   }
 
   public int status() {

@@ -1,0 +1,107 @@
+package dev.replicapool.dataplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.testing.OnEventLoop;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Members that say how loaded they are (ORCA's {@code endpoint-load-metrics}) through an Adaptive
+ * pool: a member that reports itself near capacity gets almost none of the requests, though its
+ * latency is the same as the others'; the report never reaches the client. Over HTTP/1.1 to an
+ * HTTP/1.1 pool (the HTTP/1 path) and over HTTP/2 to an h2c pool (the HTTP/2 path).
+ */
+class LoadReportsIT extends DataPlaneTestBase {
+  static final String HOST = "load.shop.example";
+  static final int REQUESTS = 600;
+  static final int IN_FLIGHT = 8;
+
+  @ParameterizedTest(name = "{0} client, {1} pool, busy member reports: {2}")
+  @CsvSource({
+    "HTTP_1_1, http, true",
+    "HTTP_2, kubernetes.io/h2c, true",
+    "HTTP_1_1, http, false",
+  })
+  void aMemberReportingItselfBusyGetsAlmostNoneOfAnAdaptivePool(
+      HttpVersion client, String appProtocol, boolean reports) throws Exception {
+    TestMember a = member("a");
+    TestMember b = member("b");
+    TestMember busy = member("busy");
+    if (reports) {
+      a.loadReport = "TEXT cpu_utilization=0.2";
+      b.loadReport = "JSON {\"application_utilization\": 0.25}";
+      busy.loadReport = "TEXT application_utilization=0.97, named_metrics.queue=40";
+    }
+    startDataPlane();
+    publish(
+        SnapshotBuilder.pool("shop/load")
+            .hosts(HOST)
+            .policy(RoutingPolicy.Adaptive)
+            .appProtocol(appProtocol)
+            .members(a.snapshot(1), b.snapshot(1), busy.snapshot(1)));
+    HttpClient http =
+        vertx.createHttpClient(
+            new HttpClientOptions().setProtocolVersion(client).setHttp2ClearTextUpgrade(false));
+    OnEventLoop onLoop = new OnEventLoop(vertx);
+    Map<String, Integer> counts = new HashMap<>();
+    int leaked = 0;
+    // Eight at a time: the members' in-flight counts then spread the load as Adaptive does under
+    // concurrency, so without reports the busy member gets its share.
+    for (int batch = 0; batch < REQUESTS / IN_FLIGHT; batch++) {
+      List<Future<HttpClientResponse>> answers = new ArrayList<>();
+      for (int i = 0; i < IN_FLIGHT; i++) {
+        RequestOptions get =
+            new RequestOptions()
+                .setMethod(HttpMethod.GET)
+                .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+                .setHost(HOST)
+                .setPort(80)
+                .setURI("/track/" + batch + "/" + i);
+        answers.add(
+            onLoop.call(
+                () ->
+                    http.request(get)
+                        .compose(req -> req.send())
+                        .compose(resp -> resp.body().map(body -> resp))));
+      }
+      for (Future<HttpClientResponse> f : answers) {
+        HttpClientResponse r = f.await(10, TimeUnit.SECONDS);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.version()).isEqualTo(client);
+        counts.merge(r.getHeader("x-replica"), 1, Integer::sum);
+        if (r.getHeader("endpoint-load-metrics") != null) {
+          leaked++;
+        }
+      }
+    }
+    http.close().await();
+    System.out.printf(
+        "FIGURE load reports (%s client, %s pool, reports %s): %s%n",
+        client, appProtocol, reports, counts);
+    assertThat(leaked).as("answers that carried the member's load report to the client").isZero();
+    int busyShare = counts.getOrDefault("busy", 0);
+    if (reports) {
+      // The first answers of each member come before any report: a few requests at most.
+      assertThat(busyShare).isLessThan(REQUESTS / 20);
+    } else {
+      assertThat(busyShare)
+          .as("without reports it is one member of three")
+          .isGreaterThan(REQUESTS / 5);
+    }
+  }
+}
