@@ -123,6 +123,10 @@ public final class H2MemberConnections {
             .addLast(
                 Http2FrameCodecBuilder.forClient()
                     .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
+                    // A member resets the streams whose deadline (grpc-timeout) passed: a client
+                    // with short deadlines makes it reset most of them. Netty's limit (200 in 30 s)
+                    // then closed the member connection under every call on it.
+                    .decoderEnforceMaxRstFramesPerWindow(0, 0)
                     .build())
             .addLast(new Http2MultiplexHandler(new RefusePush()))
             .addLast(new GoAwayWatch(m));
