@@ -113,9 +113,15 @@ public final class HandOver {
       return new Decision(Phase.REMOVED, l.why() + "; stopped passing its probes while kept");
     }
     if (routableNew >= needed) {
+      String after = kept > 0 ? " after " + kept + "ms" : "";
       return new Decision(
           Phase.REMOVED,
-          l.why() + "; " + members(routableNew) + " routable in its place after " + kept + "ms");
+          l.why()
+              + "; "
+              + routableNew
+              + (routableNew == 1 ? " routable member takes" : " routable members take")
+              + " over"
+              + after);
     }
     if (kept >= capMillis) {
       return new Decision(

@@ -59,8 +59,7 @@ class HandOverTest {
     HandOver.Decision d = handOver.decide("a:1", true, 2, 2, CAP);
 
     assertThat(d.phase()).isEqualTo(Phase.REMOVED);
-    assertThat(d.reason())
-        .isEqualTo("removed from spec; 2 new members are routable in its place after 300ms");
+    assertThat(d.reason()).isEqualTo("removed from spec; 2 routable members take over after 300ms");
     assertThat(handOver.isLeaving("a:1")).isFalse();
   }
 

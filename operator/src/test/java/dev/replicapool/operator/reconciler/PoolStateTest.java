@@ -173,7 +173,7 @@ class PoolStateTest {
     assertThat(settled.removed()).containsExactly(member(1), member(2));
     assertThat(settled.departures())
         .extracting(PoolState.Departure::reason)
-        .containsOnly("removed from spec; 2 new members are routable in its place after 0ms");
+        .containsOnly("removed from spec; 2 routable members take over");
     assertThat(state.leaving()).isEmpty();
     assertThat(state.memberSnapshots()).extracting(MemberSnapshot::port).containsExactly(3, 4);
   }
