@@ -17,7 +17,8 @@ import java.util.TreeSet;
  * <p>The rule, per leaving member, in this order:
  *
  * <ol>
- *   <li>it no longer passes its probes: removed at once, as any failing member would be;
+ *   <li>it no longer passes its probes, or its Pod is gone, terminating or not Ready ({@link
+ *       #stopped}): removed at once, as any such member would be;
  *   <li>as many members of the new membership are routable as the pool had routable members when it
  *       left (at most as many as the new membership has): removed, so it gets no new requests
  *       (requests in flight finish on the data plane);
@@ -96,6 +97,16 @@ public final class HandOver {
       leaving.remove(address);
     }
     return d;
+  }
+
+  /**
+   * The member stopped running while kept (its Pod is gone, terminating or not Ready): it leaves at
+   * once, as such a member always does; forgets it.
+   */
+  public Decision stopped(String address) {
+    Leaving l = leaving.remove(address);
+    String why = l == null ? "left" : l.why();
+    return new Decision(Phase.REMOVED, why + "; its Pod is gone, terminating or not Ready");
   }
 
   /**

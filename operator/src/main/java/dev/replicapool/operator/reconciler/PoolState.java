@@ -216,24 +216,32 @@ final class PoolState {
       added.clear();
       added.addAll(wanted.values());
     }
-    settleLeaving(newlyLeaving, removed, departures);
+    settleLeaving(newlyLeaving, leftByEdit, removed, departures);
     return new SyncResult(added, removed, departures);
   }
 
-  /** Removes the leaving members the hand-over lets go; reports those that stay and just left. */
+  /**
+   * Removes the leaving members the hand-over lets go, and those no longer up ({@code stillUp}
+   * false: a kept Pod was deleted meanwhile); reports those that stay and just left.
+   */
   private void settleLeaving(
-      List<String> newlyLeaving, List<Member> removed, List<Departure> departures) {
+      List<String> newlyLeaving,
+      Predicate<Member> stillUp,
+      List<Member> removed,
+      List<Departure> departures) {
     int routableNew = routable(members.values());
     for (var it = leaving.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       Member m = e.getValue().member();
       HandOver.Decision d =
-          handOver.decide(
-              e.getKey(),
-              e.getValue().health().snapshot().routable(),
-              routableNew,
-              members.size(),
-              policy.startupGraceMillis());
+          !stillUp.test(m)
+              ? handOver.stopped(e.getKey())
+              : handOver.decide(
+                  e.getKey(),
+                  e.getValue().health().snapshot().routable(),
+                  routableNew,
+                  members.size(),
+                  policy.startupGraceMillis());
       if (d.phase() == HandOver.Phase.REMOVED) {
         it.remove();
         removed.add(m);

@@ -122,4 +122,16 @@ class HandOverTest {
 
     assertThat(handOver.decide("a:1", true, 0, 2, CAP).phase()).isEqualTo(Phase.REMOVED);
   }
+
+  @Test
+  void removedAtOnceWhenItsPodStops() {
+    handOver.left("a:1", "no longer selected", 2);
+
+    HandOver.Decision d = handOver.stopped("a:1");
+
+    assertThat(d.phase()).isEqualTo(Phase.REMOVED);
+    assertThat(d.reason())
+        .isEqualTo("no longer selected; its Pod is gone, terminating or not Ready");
+    assertThat(handOver.isLeaving("a:1")).isFalse();
+  }
 }

@@ -228,4 +228,16 @@ class PoolStateTest {
     assertThat(state.leaving()).isEmpty();
     assertThat(stateOf(member(1))).isEqualTo(MemberState.Healthy);
   }
+
+  @Test
+  void aKeptMemberThatStopsRunningLeavesAtTheNextSync() {
+    state.sync(spec, List.of(member(1)), Set.of(member(1).address()));
+    state.sync(spec, List.of(member(2)), Set.of(), m -> true);
+    assertThat(state.leaving()).hasSize(1);
+
+    PoolState.SyncResult gone = state.sync(spec, List.of(member(2)), Set.of(), m -> false);
+
+    assertThat(gone.removed()).containsExactly(member(1));
+    assertThat(state.leaving()).isEmpty();
+  }
 }
