@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The connected data planes (in the order they said hello) and, per data plane and pool, the last
@@ -97,6 +99,31 @@ final class AckLedger<K> {
     }
     Nack nack = new Nack(version, error);
     return !nack.equals(d.nacks.put(pool, nack));
+  }
+
+  /**
+   * What the data plane ACKed and still rejects, per pool it answered for, sorted by pool; each
+   * {@link ConnectedDataPlane.Pool} without the latest version (the caller knows it). Empty for an
+   * unknown key.
+   */
+  Map<String, ConnectedDataPlane.Pool> answered(K key) {
+    DataPlane d = dataPlanes.get(key);
+    Map<String, ConnectedDataPlane.Pool> out = new TreeMap<>();
+    if (d == null) {
+      return out;
+    }
+    Set<String> pools = new TreeSet<>(d.acked.keySet());
+    pools.addAll(d.nacks.keySet());
+    for (String pool : pools) {
+      long acked = d.acked.getOrDefault(pool, 0L);
+      Nack n = d.nacks.get(pool);
+      boolean rejected = n != null && n.version() > acked;
+      out.put(
+          pool,
+          new ConnectedDataPlane.Pool(
+              acked, 0, rejected ? n.version() : 0, rejected ? n.error() : null));
+    }
+    return out;
   }
 
   /**

@@ -349,6 +349,14 @@ public final class ControlPlaneServer {
     return hub.dataPlanes();
   }
 
+  /**
+   * The connected data planes (after their hello), in connection order: node, group, address, since
+   * when, what each applied and rejects per pool, and its last answer.
+   */
+  public List<ConnectedDataPlane> connectedDataPlanes() {
+    return hub.connected();
+  }
+
   /** Node names of the connected data planes of one group, in connection order. */
   public List<String> dataPlanes(String group) {
     return hub.dataPlanes(group);

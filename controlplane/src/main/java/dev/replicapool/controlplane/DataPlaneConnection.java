@@ -48,6 +48,12 @@ final class DataPlaneConnection {
 
   boolean closed;
 
+  /** When its hello was admitted (epoch millis). */
+  long admittedMillis;
+
+  /** Its last ACK or NACK, null before the first: what the admin port shows. */
+  ConnectedDataPlane.Answer lastAnswer;
+
   DataPlaneConnection(
       ServerWebSocket ws,
       String clientSubject,

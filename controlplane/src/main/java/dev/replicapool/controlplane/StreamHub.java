@@ -1,6 +1,8 @@
 package dev.replicapool.controlplane;
 
 import dev.replicapool.api.wire.StreamMessage;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * {@link ControlPlaneServer#onSyncChange} listeners, outside the lock, each pool whose {@link
  * SyncState} a change moved. Rejected snapshots are sent again through {@link RejectedResend}.
  *
- * <p>A few lines past 300: every method that takes the lock is here, so that what it guards stays
- * in one place; the decisions are in the parts named above.
+ * <p>About 350 lines: every method that takes the lock is here, so that what it guards stays in one
+ * place; the decisions are in the parts named above.
  */
 final class StreamHub {
   private static final Logger log = LoggerFactory.getLogger(ControlPlaneServer.class);
@@ -172,6 +174,43 @@ final class StreamHub {
   }
 
   /**
+   * The admitted data planes, in the order they said hello: each with every pool it was sent or
+   * answered for, what it applied, what it rejects, and its last answer.
+   */
+  List<ConnectedDataPlane> connected() {
+    synchronized (lock) {
+      List<ConnectedDataPlane> out = new ArrayList<>();
+      for (DataPlaneConnection c : ledger.keys()) {
+        Map<String, ConnectedDataPlane.Pool> pools = new TreeMap<>();
+        Map<String, ConnectedDataPlane.Pool> answered = ledger.answered(c);
+        Set<String> names = new TreeSet<>(answered.keySet());
+        names.addAll(c.holding);
+        for (String pool : names) {
+          ConnectedDataPlane.Pool a =
+              answered.getOrDefault(pool, new ConnectedDataPlane.Pool(0, 0, 0, null));
+          SnapshotStore.Entry latest = store.get(pool);
+          pools.put(
+              pool,
+              new ConnectedDataPlane.Pool(
+                  a.appliedVersion(),
+                  latest == null ? 0 : latest.version(),
+                  a.rejectedVersion(),
+                  a.rejectedReason()));
+        }
+        out.add(
+            new ConnectedDataPlane(
+                c.node,
+                c.group,
+                c.remote,
+                Instant.ofEpochMilli(c.admittedMillis),
+                pools,
+                c.lastAnswer));
+      }
+      return out;
+    }
+  }
+
+  /**
    * Counts the connection as the data plane {@code node} of {@code group}, in place of any older
    * stream of the same node, and sends it every frame of its group (then {@code synced}, once
    * declared).
@@ -189,6 +228,7 @@ final class StreamHub {
       Map<String, SyncState> before = statesLocked();
       c.node = node;
       c.group = group;
+      c.admittedMillis = clockMillis.getAsLong();
       // One connection per node: a data plane that redials before this server noticed its old
       // stream died must not count twice in DataPlaneSynced. The newer stream wins.
       List<DataPlaneConnection> replaced = ledger.leaveNode(node);
@@ -233,8 +273,12 @@ final class StreamHub {
       if (m.type() == StreamMessage.Type.ack) {
         ledger.ack(c, pool, version);
         resend.acked(c, pool, version, latest, now);
+        c.lastAnswer =
+            new ConnectedDataPlane.Answer(pool, version, true, null, Instant.ofEpochMilli(now));
       } else {
         String error = UntrustedText.sanitize(m.error());
+        c.lastAnswer =
+            new ConnectedDataPlane.Answer(pool, version, false, error, Instant.ofEpochMilli(now));
         if (ledger.nack(c, pool, version, error)) {
           log.warn("data plane {} rejected {} version {}: {}", c.node, pool, version, error);
         }

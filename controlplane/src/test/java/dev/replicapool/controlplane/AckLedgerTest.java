@@ -164,4 +164,20 @@ class AckLedgerTest {
     assertThat(ledger.keys()).containsExactly("c1", "c2");
     assertThat(state(5).atLatestVersion()).isEqualTo(1);
   }
+
+  @Test
+  void answeredListsWhatADataPlaneAppliedAndStillRejectsPerPool() {
+    ledger.join("c1", "node-1", "default");
+    ledger.ack("c1", "ns/a", 5);
+    ledger.nack("c1", "ns/a", 4, "older: healed by the ACK of 5");
+    ledger.nack("c1", "ns/b", 7, "host x is already routed to pool ns/a");
+
+    assertThat(ledger.answered("c1"))
+        .containsExactly(
+            java.util.Map.entry("ns/a", new ConnectedDataPlane.Pool(5, 0, 0, null)),
+            java.util.Map.entry(
+                "ns/b",
+                new ConnectedDataPlane.Pool(0, 0, 7, "host x is already routed to pool ns/a")));
+    assertThat(ledger.answered("unknown")).isEmpty();
+  }
 }

@@ -1,15 +1,19 @@
 package dev.replicapool.operator;
 
+import dev.replicapool.controlplane.ConnectedDataPlane;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import io.javaoperatorsdk.operator.Operator;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The operator's admin port: /metrics (Prometheus), /healthz (the process runs), /readyz (the
  * controller runs and, under leader election, this replica leads: data planes reach the operator
- * through a Service, so only the leader, which holds the snapshots, may receive them).
+ * through a Service, so only the leader, which holds the snapshots, may receive them), /dataplanes
+ * (the data planes connected to this replica, as JSON: {@link DataPlanesJson}).
  */
 final class AdminServer {
   private AdminServer() {}
@@ -21,7 +25,8 @@ final class AdminServer {
       OperatorMetrics metrics,
       AtomicBoolean running,
       AtomicBoolean leader,
-      Operator operator) {
+      Operator operator,
+      Supplier<List<ConnectedDataPlane>> dataPlanes) {
     return vertx
         .createHttpServer()
         .requestHandler(
@@ -32,6 +37,10 @@ final class AdminServer {
                         .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
                         .end(metrics.scrape());
                 case "/healthz" -> req.response().end("ok\n");
+                case "/dataplanes" ->
+                    req.response()
+                        .putHeader("content-type", "application/json")
+                        .end(DataPlanesJson.render(dataPlanes.get()).encodePrettily() + "\n");
                 case "/readyz" -> {
                   boolean ready =
                       running.get()

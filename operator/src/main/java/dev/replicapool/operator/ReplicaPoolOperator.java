@@ -74,7 +74,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     // A data plane's ACK changes a pool's DataPlaneSynced condition: reconcile to show it.
     controlPlane.onSyncChange(reconciler::requestReconcile);
 
-    HttpServer admin = serve(vertx, client, config, metrics, election, operator, initialSync);
+    HttpServer admin =
+        serve(vertx, client, config, metrics, election, operator, initialSync, controlPlane);
     ReplicaPoolOperator op =
         new ReplicaPoolOperator(
             vertx, controlPlane, prober, operator, metrics, admin, election, reconciler);
@@ -154,7 +155,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
       OperatorMetrics metrics,
       LeaderElection election,
       Operator operator,
-      InitialSync initialSync) {
+      InitialSync initialSync,
+      ControlPlaneServer controlPlane) {
     AtomicBoolean running = new AtomicBoolean();
     HttpServer admin =
         AdminServer.start(
@@ -164,7 +166,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
             metrics,
             running,
             election.leads(),
-            operator);
+            operator,
+            controlPlane::connectedDataPlanes);
     operator.start();
     running.set(true);
     if (!election.enabled()) {

@@ -130,6 +130,25 @@ public final class MemberDiscovery {
         : null;
   }
 
+  /**
+   * Whether a member that discovery no longer finds left by an edit while it still runs, so that it
+   * may keep serving until new members take over: a static endpoint (only an edit removes one), or
+   * a Pod still there, Ready and not terminating, at the same IP (the selector or its labels
+   * changed). A Lease member left because its Lease expired or was deleted, a Pod because it is
+   * gone, not Ready or terminating: those leave at once.
+   */
+  public static boolean leftByEdit(Member m, Collection<Pod> podsInNamespace) {
+    return switch (m.source()) {
+      case Static -> true;
+      case Pod ->
+          podsInNamespace.stream()
+              .filter(p -> m.name() != null && m.name().equals(p.getMetadata().getName()))
+              .map(p -> fromPod(p, m.port()))
+              .anyMatch(now -> now != null && !now.draining() && now.host().equals(m.host()));
+      default -> false;
+    };
+  }
+
   static boolean isReady(Pod pod) {
     return hasCondition(pod, "Ready");
   }

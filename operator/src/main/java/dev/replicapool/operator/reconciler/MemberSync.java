@@ -3,14 +3,18 @@ package dev.replicapool.operator.reconciler;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.operator.discovery.Member;
+import dev.replicapool.operator.discovery.MemberDiscovery;
 import dev.replicapool.operator.health.HealthPolicy;
 import dev.replicapool.operator.health.Transition;
+import dev.replicapool.operator.membership.HandOver;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.MemberKey;
 import dev.replicapool.operator.probing.ProbeSpec;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.status.EventRecorder;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -40,12 +44,31 @@ final class MemberSync {
     synchronized (state) {
       state.setTls(seen.tls());
       state.setUpstreamTls(seen.upstreamTls());
-      sync = state.sync(pool.getSpec(), seen.members(), routableInStatus(pool));
+      sync =
+          state.sync(
+              pool.getSpec(),
+              seen.members(),
+              routableInStatus(pool),
+              m -> MemberDiscovery.leftByEdit(m, seen.pods()));
       probeSpecChanged = state.setProbeSpec(seen.probeSpec());
+    }
+    Map<String, String> handedOver = new HashMap<>();
+    for (PoolState.Departure d : sync.departures()) {
+      if (d.phase() == HandOver.Phase.REMOVED) {
+        handedOver.put(d.member().address(), d.reason());
+      } else {
+        String message = d.member().address() + " (" + d.member().source() + ") " + d.reason();
+        events.normal(pool, "MemberLeaving", message);
+        LOG.info("pool {}: {}", state.name(), message);
+      }
     }
     for (Member m : sync.removed()) {
       prober.untrack(state.name(), m.address());
-      events.normal(pool, "MemberRemoved", m.address() + " (" + m.source() + ") left the pool");
+      String why = handedOver.get(m.address());
+      events.normal(
+          pool,
+          "MemberRemoved",
+          m.address() + " (" + m.source() + ") left the pool" + (why == null ? "" : ": " + why));
     }
     // A new check (type, port, TLS material...) applies to every member, not only new ones.
     track(state, probeSpecChanged ? seen.members() : sync.added(), seen.probeSpec());

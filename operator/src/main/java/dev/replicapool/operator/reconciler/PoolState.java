@@ -1,5 +1,6 @@
 package dev.replicapool.operator.reconciler;
 
+import dev.replicapool.api.v1alpha1.MemberSource;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.wire.MemberSnapshot;
@@ -7,12 +8,15 @@ import dev.replicapool.api.wire.TlsMaterial;
 import dev.replicapool.api.wire.UpstreamTlsMaterial;
 import dev.replicapool.operator.discovery.Member;
 import dev.replicapool.operator.health.HealthPolicy;
+import dev.replicapool.operator.health.HealthSnapshot;
 import dev.replicapool.operator.health.MemberHealth;
 import dev.replicapool.operator.health.Transition;
 import dev.replicapool.operator.health.WeightPolicy;
+import dev.replicapool.operator.membership.HandOver;
 import dev.replicapool.operator.probing.ProbeSpec;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * What the operator knows of one pool between reconciles: its members with their health models, and
@@ -31,8 +36,17 @@ final class PoolState {
   /** One member and its health model. */
   record Tracked(Member member, MemberHealth health) {}
 
-  /** What changed when the member set was synchronized with discovery. */
-  record SyncResult(List<Member> added, List<Member> removed) {}
+  /**
+   * What changed when the member set was synchronized with discovery: members to probe, members to
+   * stop probing, and what became of members that left by an edit ({@link HandOver}).
+   */
+  record SyncResult(List<Member> added, List<Member> removed, List<Departure> departures) {}
+
+  /** A member that left by an edit: now kept serving, or its hand-over over and removed. */
+  record Departure(Member member, HandOver.Phase phase, String reason) {}
+
+  /** A leaving member as status shows it: Draining, with why and until when it is kept. */
+  record Kept(Member member, HealthSnapshot shown) {}
 
   /** A member's state change, kept until the next reconcile reports it. */
   record MemberTransition(String address, Transition transition) {}
@@ -55,6 +69,9 @@ final class PoolState {
   private UpstreamTlsMaterial upstreamTls;
   private ProbeSpec probeSpec;
   private final Map<String, Tracked> members = new TreeMap<>();
+  // Members that left by an edit and still serve until the new ones can take over.
+  private final Map<String, Tracked> leaving = new TreeMap<>();
+  private final HandOver handOver;
   private final List<MemberTransition> pending = new ArrayList<>();
   private long lastStatusWriteMillis;
   private String lastRejection;
@@ -65,6 +82,7 @@ final class PoolState {
     this.id = id;
     this.name = PoolRegistry.name(id);
     this.clock = clock;
+    this.handOver = new HandOver(clock);
   }
 
   ResourceID id() {
@@ -128,14 +146,25 @@ final class PoolState {
     return sync(newSpec, discovered, Set.of());
   }
 
+  /** As {@link #sync(ReplicaPoolSpec, List, Set, Predicate)}, nobody handed over. */
+  synchronized SyncResult sync(
+      ReplicaPoolSpec newSpec, List<Member> discovered, Set<String> routableBefore) {
+    return sync(newSpec, discovered, routableBefore, m -> false);
+  }
+
   /**
    * As {@link #sync(ReplicaPoolSpec, List)}; on the first sync of this state (an operator that just
    * started or took the lead) members in {@code routableBefore} (the addresses the pool's status
    * showed routable) start Healthy: another operator replica already saw them answer, and waiting
-   * for their first probe again would pull every member from the data planes at once.
+   * for their first probe again would pull every member from the data planes at once. A routable
+   * member that discovery no longer finds and that {@code leftByEdit} (removed from the spec, a Pod
+   * no longer selected) keeps serving until its {@link HandOver} lets it go.
    */
   synchronized SyncResult sync(
-      ReplicaPoolSpec newSpec, List<Member> discovered, Set<String> routableBefore) {
+      ReplicaPoolSpec newSpec,
+      List<Member> discovered,
+      Set<String> routableBefore,
+      Predicate<Member> leftByEdit) {
     Set<String> established = policy == null ? routableBefore : Set.of();
     HealthPolicy newPolicy = HealthPolicy.from(newSpec);
     boolean policyChanged = policy != null && !policy.equals(newPolicy);
@@ -143,16 +172,32 @@ final class PoolState {
     this.policy = newPolicy;
     List<Member> added = new ArrayList<>();
     List<Member> removed = new ArrayList<>();
+    List<Departure> departures = new ArrayList<>();
     Map<String, Member> wanted = new TreeMap<>();
     discovered.forEach(m -> wanted.put(m.address(), m));
+    int routableNow = routable(members.values()) + routable(leaving.values());
+    List<String> newlyLeaving = new ArrayList<>();
     for (var it = members.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       if (!wanted.containsKey(e.getKey())) {
-        removed.add(e.getValue().member());
+        Tracked t = e.getValue();
+        if (leftByEdit.test(t.member()) && t.health().snapshot().routable()) {
+          // Still serving: it leaves once the new members can take its requests.
+          leaving.put(e.getKey(), t);
+          handOver.left(e.getKey(), howItLeft(t.member()), routableNow);
+          newlyLeaving.add(e.getKey());
+        } else {
+          removed.add(t.member());
+        }
         it.remove();
       }
     }
     for (Member m : wanted.values()) {
+      Tracked back = leaving.remove(m.address());
+      if (back != null) {
+        handOver.returned(m.address());
+        members.put(m.address(), back); // probed all along: not added again
+      }
       Tracked old = members.get(m.address());
       MemberHealth health =
           old == null
@@ -171,7 +216,83 @@ final class PoolState {
       added.clear();
       added.addAll(wanted.values());
     }
-    return new SyncResult(added, removed);
+    settleLeaving(newlyLeaving, leftByEdit, removed, departures);
+    return new SyncResult(added, removed, departures);
+  }
+
+  /**
+   * Removes the leaving members the hand-over lets go, and those no longer up ({@code stillUp}
+   * false: a kept Pod was deleted meanwhile); reports those that stay and just left.
+   */
+  private void settleLeaving(
+      List<String> newlyLeaving,
+      Predicate<Member> stillUp,
+      List<Member> removed,
+      List<Departure> departures) {
+    int routableNew = routable(members.values());
+    for (var it = leaving.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      Member m = e.getValue().member();
+      HandOver.Decision d =
+          !stillUp.test(m)
+              ? handOver.stopped(e.getKey())
+              : handOver.decide(
+                  e.getKey(),
+                  e.getValue().health().snapshot().routable(),
+                  routableNew,
+                  members.size(),
+                  policy.startupGraceMillis());
+      if (d.phase() == HandOver.Phase.REMOVED) {
+        it.remove();
+        removed.add(m);
+        departures.add(new Departure(m, d.phase(), d.reason()));
+      } else if (newlyLeaving.contains(e.getKey())) {
+        departures.add(new Departure(m, d.phase(), d.reason()));
+      }
+    }
+  }
+
+  private static String howItLeft(Member m) {
+    return m.source() == MemberSource.Pod ? "no longer selected" : "removed from spec";
+  }
+
+  private static int routable(java.util.Collection<Tracked> tracked) {
+    return (int) tracked.stream().filter(t -> t.health().snapshot().routable()).count();
+  }
+
+  /** Whether a leaving member's hand-over is over, so that a reconcile should remove it. */
+  synchronized boolean handOverDue() {
+    return leaving.entrySet().stream()
+        .anyMatch(e -> judge(e.getKey(), e.getValue()).phase() == HandOver.Phase.REMOVED);
+  }
+
+  private HandOver.Decision judge(String address, Tracked t) {
+    return handOver.judge(
+        address,
+        t.health().snapshot().routable(),
+        routable(members.values()),
+        members.size(),
+        policy.startupGraceMillis());
+  }
+
+  /** The leaving members, each shown Draining with why and until when it is kept. */
+  synchronized List<Kept> leaving() {
+    List<Kept> out = new ArrayList<>(leaving.size());
+    for (var e : leaving.entrySet()) {
+      HealthSnapshot h = e.getValue().health().snapshot();
+      HealthSnapshot shown =
+          new HealthSnapshot(
+              MemberState.Draining,
+              h.weight(),
+              h.latencyP95Millis(),
+              h.errorRate(),
+              judge(e.getKey(), e.getValue()).reason(),
+              Instant.ofEpochMilli(handOver.sinceMillis(e.getKey())),
+              h.consecutiveFailures(),
+              h.consecutiveSuccesses());
+      out.add(new Kept(e.getValue().member(), shown));
+    }
+    return out;
   }
 
   /** What discovery says of a member beyond its presence: draining, time, its own health flag. */
@@ -200,7 +321,7 @@ final class PoolState {
    */
   synchronized Optional<Transition> onProbe(
       String address, boolean success, long latencyMillis, String failure) {
-    Tracked t = members.get(address);
+    Tracked t = members.containsKey(address) ? members.get(address) : leaving.get(address);
     if (t == null) {
       return Optional.empty();
     }
@@ -216,18 +337,25 @@ final class PoolState {
     return out;
   }
 
+  /** Whether the member is probed for this pool: a member, or one leaving that still serves. */
   synchronized boolean has(String address) {
-    return members.containsKey(address);
+    return members.containsKey(address) || leaving.containsKey(address);
   }
 
   synchronized List<Tracked> members() {
     return List.copyOf(members.values());
   }
 
-  /** The member set as the data planes get it: routable members carry their weight, others 0. */
+  /**
+   * The member set as the data planes get it: routable members carry their weight, others 0.
+   * Leaving members that still serve are in it with their own state, so that the data planes keep
+   * routing to them until they are removed.
+   */
   synchronized List<MemberSnapshot> memberSnapshots() {
-    List<MemberSnapshot> out = new ArrayList<>(members.size());
-    for (Tracked t : members.values()) {
+    List<MemberSnapshot> out = new ArrayList<>(members.size() + leaving.size());
+    Map<String, Tracked> all = new TreeMap<>(leaving);
+    all.putAll(members);
+    for (Tracked t : all.values()) {
       var h = t.health().snapshot();
       double weight = h.routable() ? WeightPolicy.round(h.weight()) : 0.0;
       MemberState state = h.state();

@@ -155,8 +155,10 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
         new StatusBuilder.Observation(
             pool,
             state.policy(),
-            state.members().stream()
-                .map(t -> new StatusBuilder.Row(t.member(), t.health().snapshot()))
+            java.util.stream.Stream.concat(
+                    state.members().stream()
+                        .map(t -> new StatusBuilder.Row(t.member(), t.health().snapshot())),
+                    state.leaving().stream().map(k -> new StatusBuilder.Row(k.member(), k.shown())))
                 .toList(),
             seen.problems(),
             seen.unresolvedRefs(),
@@ -196,7 +198,9 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     // The data planes get every weight change at once; status follows state changes at once
     // (through a reconcile, off the probe thread) and drift at the periodic refresh.
     push.publish(state);
-    if (transition.isPresent()) {
+    // A leaving member's hand-over ends on probes (a new member routable, the cap): the reconcile
+    // removes it.
+    if (transition.isPresent() || state.handOverDue()) {
       memberChanges.propagateEvent(state.id());
     }
   }

@@ -152,12 +152,25 @@ final class Readiness {
     }
     long pending = o.rows().stream().filter(r -> r.health().state() == MemberState.Pending).count();
     String waiting = pending == 0 ? "" : " (" + pending + " pending their first probes)";
-    if (routable > 0) {
+    // Members that left by an edit and are kept until new ones take over (Draining, weight above
+    // 0; a terminating Pod has weight 0) still answer requests: the pool is reachable.
+    long leaving =
+        o.rows().stream()
+            .filter(r -> r.health().state() == MemberState.Draining && r.health().weight() > 0)
+            .count();
+    if (routable > 0 || leaving > 0) {
+      String kept =
+          leaving == 0
+              ? ""
+              : "; "
+                  + leaving
+                  + (leaving == 1 ? " leaving member serves" : " leaving members serve")
+                  + " until new ones are routable";
       return Conditions.of(
           Conditions.READY,
           true,
           "EndpointsRoutable",
-          routable + " of " + registered + " members routable" + waiting,
+          routable + " of " + registered + " members routable" + waiting + kept,
           generation,
           now);
     }

@@ -276,4 +276,21 @@ class MemberDiscoveryTest {
     assertThat(discover(List.of(), List.of()).problems())
         .containsExactly("selector expression on key tier: operator In needs at least one value");
   }
+
+  @Test
+  void onlyStaticEndpointsAndPodsStillReadyAtTheirIpLeaveByAnEdit() {
+    Member podA = new Member("10.0.0.1", 8080, MemberSource.Pod, "a", false, null, null);
+    Member stat = new Member("10.0.0.9", 80, MemberSource.Static, null, false, null, null);
+    Member lease = new Member("10.0.0.8", 80, MemberSource.Lease, "l", false, true, 1L);
+
+    assertThat(MemberDiscovery.leftByEdit(stat, List.of())).isTrue();
+    assertThat(MemberDiscovery.leftByEdit(lease, List.of())).isFalse();
+    // Relabelled, still Ready: the selector let it go.
+    assertThat(MemberDiscovery.leftByEdit(podA, List.of(pod("a", "old", "10.0.0.1", "Ready"))))
+        .isTrue();
+    assertThat(MemberDiscovery.leftByEdit(podA, List.of(pod("a", "old", "10.0.0.1")))).isFalse();
+    assertThat(MemberDiscovery.leftByEdit(podA, List.of(pod("a", "old", "10.0.0.7", "Ready"))))
+        .isFalse();
+    assertThat(MemberDiscovery.leftByEdit(podA, List.of())).isFalse();
+  }
 }

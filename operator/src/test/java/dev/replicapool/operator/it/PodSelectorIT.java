@@ -3,6 +3,7 @@ package dev.replicapool.operator.it;
 import static dev.replicapool.operator.it.OperatorHarness.condition;
 import static dev.replicapool.operator.it.OperatorHarness.conditionMessage;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.EndpointStatus;
@@ -47,6 +48,10 @@ class PodSelectorIT {
   }
 
   Pod pod(String name, String ip, boolean ready) {
+    return pod(name, "tracking", ip, ready);
+  }
+
+  Pod pod(String name, String app, String ip, boolean ready) {
     Pod created =
         h.client
             .pods()
@@ -55,7 +60,7 @@ class PodSelectorIT {
                 new PodBuilder()
                     .withNewMetadata()
                     .withName(name)
-                    .addToLabels("app", "tracking")
+                    .addToLabels("app", app)
                     // Keeps a deleted Pod terminating, as a kubelet would during its grace period.
                     .addToFinalizers("replicapool.dev/test-hold")
                     .endMetadata()
@@ -195,5 +200,85 @@ class PodSelectorIT {
         .contains(
             "replicapool_members{pool=\"" + h.namespace + "/by-selector\",state=\"Healthy\"} 2.0")
         .contains("replicapool_reconcile_seconds");
+  }
+
+  @Test
+  void aSelectorNowMatchingOnlyNewPodsKeepsTheOldOnesServingUntilANewOneIsRoutable()
+      throws Exception {
+    ReplicaProcess old = h.closeLater(ReplicaProcess.start("pod-old", "127.0.0.21", port));
+    pod("old", "swap-v1", old.host(), true);
+    // The new Pod is Ready, but nothing answers at its address yet.
+    pod("new", "swap-v2", "127.0.0.22", true);
+
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName("swap");
+    pool.getMetadata().setNamespace(h.namespace);
+    pool.setSpec(new ReplicaPoolSpec());
+    pool.getSpec().selector = new LabelSelectorBuilder().addToMatchLabels("app", "swap-v1").build();
+    pool.getSpec().port = port;
+    pool.getSpec().route = new Route();
+    pool.getSpec().route.hosts = List.of("swap.local");
+    pool.getSpec().healthCheck.intervalMillis = 200;
+    pool.getSpec().healthCheck.timeoutMillis = 100;
+    pool.getSpec().healthCheck.startupGraceMillis = 60_000;
+    h.client.resource(pool).create();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(h.pool("swap").get().getStatus())
+                    .isNotNull()
+                    .extracting(s -> s.routable)
+                    .isEqualTo(1));
+
+    h.pool("swap")
+        .edit(
+            p -> {
+              p.getSpec().selector =
+                  new LabelSelectorBuilder().addToMatchLabels("app", "swap-v2").build();
+              return p;
+            });
+    // The old Pod is still Ready: it serves, Draining, while the new one does not answer.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              ReplicaPool p = h.pool("swap").get();
+              EndpointStatus row =
+                  p.getStatus().endpoints.stream()
+                      .filter(e -> "old".equals(e.name))
+                      .findFirst()
+                      .orElseThrow();
+              assertThat(row.state).isEqualTo(MemberState.Draining);
+              assertThat(row.weight).isEqualTo(1.0);
+              assertThat(row.message)
+                  .isEqualTo(
+                      "no longer selected; kept until 1 new member is routable (0 now), at most"
+                          + " 60000ms");
+              assertThat(condition(p, "Ready")).isEqualTo("True");
+            });
+
+    // The new Pod answers: the old one leaves.
+    h.closeLater(ReplicaProcess.start("pod-new", "127.0.0.22", port));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              ReplicaPool p = h.pool("swap").get();
+              assertThat(p.getStatus().endpoints)
+                  .extracting(e -> e.name, e -> e.state)
+                  .containsExactly(tuple("new", MemberState.Healthy));
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(h.client.v1().events().inNamespace(h.namespace).list().getItems())
+                    .extracting(e -> e.getMessage())
+                    .anyMatch(m -> m.contains("no longer selected; kept until"))
+                    .anyMatch(
+                        m ->
+                            m.contains(
+                                "left the pool: no longer selected; 1 routable member takes over")));
   }
 }

@@ -1,12 +1,14 @@
 package dev.replicapool.operator.reconciler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.replicapool.api.v1alpha1.MemberSource;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.operator.discovery.Member;
+import dev.replicapool.operator.membership.HandOver;
 import dev.replicapool.operator.probing.ProbeSpec;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.List;
@@ -157,5 +159,107 @@ class PoolStateTest {
     assertThat(state.panicking()).isFalse();
     state.setPanicking(true);
     assertThat(state.panicking()).isTrue();
+  }
+
+  @Test
+  void membersReplacedByAnEditServeUntilTheNewOnesAreRoutable() {
+    state.sync(
+        spec, List.of(member(1), member(2)), Set.of(member(1).address(), member(2).address()));
+
+    PoolState.SyncResult edit =
+        state.sync(spec, List.of(member(3), member(4)), Set.of(), m -> true);
+
+    assertThat(edit.removed()).isEmpty();
+    assertThat(edit.departures())
+        .extracting(PoolState.Departure::phase)
+        .containsExactly(HandOver.Phase.KEPT, HandOver.Phase.KEPT);
+    assertThat(state.memberSnapshots())
+        .extracting(MemberSnapshot::port, MemberSnapshot::weight)
+        .containsExactly(tuple(1, 1.0), tuple(2, 1.0), tuple(3, 0.0), tuple(4, 0.0));
+    assertThat(state.leaving())
+        .extracting(k -> k.shown().state(), k -> k.shown().reason())
+        .containsOnly(
+            tuple(
+                MemberState.Draining,
+                "removed from spec; kept until 2 new members are routable (0 now), at most"
+                    + " 10000ms"));
+    assertThat(state.has(member(1).address())).isTrue();
+
+    state.onProbe(member(3).address(), true, 5, null);
+    assertThat(state.handOverDue()).isFalse();
+    state.onProbe(member(4).address(), true, 5, null);
+    assertThat(state.handOverDue()).isTrue();
+
+    PoolState.SyncResult settled =
+        state.sync(spec, List.of(member(3), member(4)), Set.of(), m -> true);
+    assertThat(settled.removed()).containsExactly(member(1), member(2));
+    assertThat(settled.departures())
+        .extracting(PoolState.Departure::reason)
+        .containsOnly("removed from spec; 2 routable members take over");
+    assertThat(state.leaving()).isEmpty();
+    assertThat(state.memberSnapshots()).extracting(MemberSnapshot::port).containsExactly(3, 4);
+  }
+
+  @Test
+  void membersThatLeftOtherwiseOrWereNotRoutableLeaveAtOnce() {
+    state.sync(spec, List.of(member(1), member(2)), Set.of(member(1).address()));
+
+    PoolState.SyncResult gone = state.sync(spec, List.of(member(3)), Set.of(), m -> m.port() != 1);
+
+    // 1 left without an edit (a Lease expired, a Pod went away); 2 was never routable.
+    assertThat(gone.removed()).containsExactly(member(1), member(2));
+    assertThat(state.leaving()).isEmpty();
+  }
+
+  @Test
+  void aLeavingMemberThatFailsItsProbeIsRemovedAtTheNextSync() {
+    state.sync(spec, List.of(member(1)), Set.of(member(1).address()));
+    state.sync(spec, List.of(member(2)), Set.of(), m -> true);
+
+    for (int i = 0; i < state.policy().unhealthyThreshold(); i++) {
+      state.onProbe(member(1).address(), false, 5, "connection refused");
+    }
+
+    assertThat(state.handOverDue()).isTrue();
+    assertThat(state.sync(spec, List.of(member(2)), Set.of(), m -> true).removed())
+        .containsExactly(member(1));
+  }
+
+  @Test
+  void aLeavingMemberIsRemovedAtTheCapWhenNoNewMemberAnswers() {
+    state.sync(spec, List.of(member(1)), Set.of(member(1).address()));
+    state.sync(spec, List.of(member(2)), Set.of(), m -> true);
+
+    clock.step(state.policy().startupGraceMillis());
+
+    assertThat(state.handOverDue()).isTrue();
+    assertThat(state.sync(spec, List.of(member(2)), Set.of(), m -> true).removed())
+        .containsExactly(member(1));
+  }
+
+  @Test
+  void aLeavingMemberPutBackIsAMemberAgainWithItsHealth() {
+    state.sync(spec, List.of(member(1)), Set.of(member(1).address()));
+    state.sync(spec, List.of(member(2)), Set.of(), m -> true);
+
+    PoolState.SyncResult back =
+        state.sync(spec, List.of(member(1), member(2)), Set.of(), m -> true);
+
+    assertThat(back.added()).isEmpty();
+    assertThat(back.removed()).isEmpty();
+    assertThat(state.leaving()).isEmpty();
+    assertThat(stateOf(member(1))).isEqualTo(MemberState.Healthy);
+  }
+
+  @Test
+  void aKeptMemberThatStopsRunningLeavesAtTheNextSync() {
+    state.sync(spec, List.of(member(1)), Set.of(member(1).address()));
+    state.sync(spec, List.of(member(2)), Set.of(), m -> true);
+    assertThat(state.leaving()).hasSize(1);
+
+    PoolState.SyncResult gone = state.sync(spec, List.of(member(2)), Set.of(), m -> false);
+
+    assertThat(gone.removed()).containsExactly(member(1));
+    assertThat(state.leaving()).isEmpty();
   }
 }

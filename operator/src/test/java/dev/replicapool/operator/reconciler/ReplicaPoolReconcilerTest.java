@@ -262,7 +262,11 @@ class ReplicaPoolReconcilerTest {
     assertThat(change.registered).isEqualTo(1);
     assertThat(condition(change, Conditions.DATA_PLANE_SYNCED).getMessage())
         .isEqualTo("1/2 data planes applied version 8");
-    assertThat(events("MemberRemoved")).containsExactly("127.0.0.1:9002 (Static) left the pool");
+    // 9001 is routable: 9002 is not kept, and the Event says so.
+    assertThat(events("MemberRemoved"))
+        .containsExactly(
+            "127.0.0.1:9002 (Static) left the pool: removed from spec; 1 routable member takes"
+                + " over");
 
     clock.step(1_000);
     dataPlanes = new DataPlaneSync(2, 1, 9, List.of());

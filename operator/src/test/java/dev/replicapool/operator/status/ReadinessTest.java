@@ -191,4 +191,40 @@ class ReadinessTest {
     assertThat(condition(second, "Programmed").getLastTransitionTime())
         .isEqualTo(condition(first, "Programmed").getLastTransitionTime());
   }
+
+  @Test
+  void membersKeptUntilNewOnesAreRoutableKeepItReady() {
+    var kept =
+        new StatusBuilder.Row(
+            new Member("10.0.0.1", 8080, MemberSource.Static, null, false, null, null),
+            new HealthSnapshot(MemberState.Draining, 1.0, null, 0.0, "kept", NOW, 0, 0));
+    var pending =
+        new StatusBuilder.Row(
+            new Member("10.0.0.2", 8080, MemberSource.Static, null, false, null, null),
+            new HealthSnapshot(MemberState.Pending, 0.0, null, 0.0, "waiting", NOW, 0, 0));
+    ReplicaPoolStatus s =
+        StatusBuilder.build(
+            new StatusBuilder.Observation(
+                pool,
+                HealthPolicy.from(pool.getSpec()),
+                List.of(kept, pending),
+                List.of(),
+                List.of(),
+                null,
+                sync,
+                7,
+                NOW));
+
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Ready").getMessage())
+        .isEqualTo(
+            "0 of 2 members routable (1 pending their first probes); 1 leaving member serves until"
+                + " new ones are routable");
+  }
+
+  @Test
+  void aTerminatingPodAloneDoesNotMakeItReady() {
+    member = MemberState.Draining;
+    assertThat(condition(status(), "Ready").getStatus()).isEqualTo("False");
+  }
 }
