@@ -186,6 +186,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (r.message() != null) {
       // Answered here; the body (if any) is read and dropped so the next request can follow.
       localAnswer(r.status(), r.message(), pool == null ? "none" : pool.name());
+      Http1Routing.logLocal(fw, setup, head, r, clientAddress);
       return;
     }
     ex =

@@ -1,9 +1,12 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessFlag;
+import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.wire.ResponseHead;
@@ -40,6 +43,11 @@ final class Http1Exchange implements H1Upstream.User {
   private final ResponseRelay response;
   private final TryRunner runner;
 
+  /** Its access-log record; null when the request is not logged. */
+  private final AccessRecord log;
+
+  private final ProxyObserver observer;
+
   private int status;
   private boolean finished;
 
@@ -61,10 +69,13 @@ final class Http1Exchange implements H1Upstream.User {
     this.fw = fw;
     this.pool = pool;
     this.upgrade = upgrade;
-    this.request = new RequestRelay(client, head, bodyless, chunked);
-    this.front = new FrontTry(fw, pool);
-    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.startNanos = fw.clock.getAsLong();
+    this.request = new RequestRelay(client, head, bodyless, chunked);
+    this.log =
+        fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, startNanos);
+    this.observer = log == null ? fw.observer : log;
+    this.front = new FrontTry(fw, pool, observer);
+    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     this.out = new ClientOutput(client, request);
@@ -85,6 +96,9 @@ final class Http1Exchange implements H1Upstream.User {
 
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
+    if (log != null) {
+      log.bytesIn(bytes.readableBytes());
+    }
     if (out.clientBody(bytes, last, finished)) {
       releaseDeferred();
     }
@@ -115,6 +129,9 @@ final class Http1Exchange implements H1Upstream.User {
     request.dropConnection();
     if (status > 0 && !out.wroteToClient()) {
       this.status = status;
+      if (log != null) {
+        log.local(null);
+      }
       client.answer(status, message, pool.name(), true);
     }
     finish(status > 0 ? status : 499);
@@ -130,6 +147,7 @@ final class Http1Exchange implements H1Upstream.User {
       if (buf == null) {
         String bad = response.invalidHead();
         if (bad != null) {
+          flag(AccessFlag.UPE);
           memberBroke(front.about(front.member(), "sent an invalid response: " + bad));
         }
         return;
@@ -152,6 +170,9 @@ final class Http1Exchange implements H1Upstream.User {
     boolean hold = runner.answerHead(status);
     if (!hold) {
       request.dropHead();
+      if (log != null) {
+        log.firstByte(fw.clock.getAsLong());
+      }
     }
     response.begin(hold);
     if (upgrade && status == 101) {
@@ -224,6 +245,7 @@ final class Http1Exchange implements H1Upstream.User {
     }
     if (response.started()) {
       // Part of the answer went out: it cannot be completed nor answered anew.
+      flag(AccessFlag.UC);
       front.failed("reset");
       finish(status);
       client.brokenResponse();
@@ -248,6 +270,10 @@ final class Http1Exchange implements H1Upstream.User {
     }
     request.dropConnection();
     if (response.started()) {
+      AccessFlag f = AccessFlag.ofTryOutcome(outcome);
+      if (f != null) {
+        flag(f);
+      }
       finish(this.status);
       client.brokenResponse();
     } else {
@@ -258,6 +284,9 @@ final class Http1Exchange implements H1Upstream.User {
   /** The proxy answers the client itself ({@code status}, {@code message}). */
   void answer(int status, String message) {
     this.status = status;
+    if (log != null) {
+      log.local(null);
+    }
     runner.stopTimer();
     request.dropConnection();
     finish(status);
@@ -288,7 +317,24 @@ final class Http1Exchange implements H1Upstream.User {
     request.release();
     response.release();
     out.release();
-    fw.observer.response(pool.name(), status, fw.clock.getAsLong() - startNanos);
+    long now = fw.clock.getAsLong();
+    observer.response(pool.name(), status, now - startNanos);
+    if (log != null) {
+      log.bytesOut(out.written());
+      fw.accessLog.end(log, status, now);
+    }
+  }
+
+  /** Its access-log record, null when the request is not logged. */
+  AccessRecord log() {
+    return log;
+  }
+
+  /** Notes {@code f} on the access-log line, if the request is logged. */
+  void flag(AccessFlag f) {
+    if (log != null) {
+      log.flag(f);
+    }
   }
 
   boolean finished() {
