@@ -143,8 +143,12 @@ public final class AccessRecord implements ProxyObserver {
 
   @Override
   public void attempt(String pool, Endpoint member, String outcome, long nanos) {
-    tries.add(new Try(member.address(), outcome, nanos));
+    tried(member.address(), outcome, nanos);
     next.attempt(pool, member, outcome, nanos);
+  }
+
+  void tried(String member, String outcome, long nanos) {
+    tries.add(new Try(member, outcome, nanos));
   }
 
   @Override
