@@ -42,6 +42,9 @@ import io.netty.util.ReferenceCountUtil;
  * stream's state (the current try and member stream, whether the answer started, the queued frames,
  * done) changes on some twenty events from the client, the member, the queue and the timer; each
  * further class would need most of it handed back and forth.
+ *
+ * <p>When the stream is logged, its {@link AccessRecord} is its observer (tries, retries, the
+ * queue's verdict) and notes here what only the stream knows: bytes, first byte, flags.
  */
 final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     implements QueueSlot.Owner, H2Try.Owner {
@@ -142,9 +145,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
     CharSequence via = in.get("via");
     if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
-      if (log != null) {
-        log.local(AccessFlag.LP);
-      }
+      local(AccessFlag.LP);
       localAnswer(
           508,
           "request loop: this request already passed this data plane (Via " + fw.viaName + ")");
@@ -246,9 +247,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
     // The answer's head went out, its trailers did not: a gRPC client reads these trailers as
     // the call's status, where a reset would read as INTERNAL.
-    if (log != null) {
-      log.flag(AccessFlag.UC);
-    }
+    flag(AccessFlag.UC);
     H2Answers.grpcStatus(ctx, false, H2Answers.UNAVAILABLE, why);
     endAttempt();
     finish(502);
@@ -354,9 +353,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
   void timeoutAnswer(String why) {
-    if (log != null) {
-      log.local(null);
-    }
+    local(null);
     if (grpc) {
       H2Answers.grpcStatus(ctx, true, H2Answers.DEADLINE_EXCEEDED, why);
       finish(504);
@@ -399,9 +396,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void resetClient(Http2Error error) {
-    if (log != null) {
-      log.flag(AccessFlag.UC);
-    }
+    flag(AccessFlag.UC);
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(error));
     endAttempt();
     finish(status == 0 ? 502 : status);
@@ -409,9 +404,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void localAnswer(int code, String message) {
-    if (log != null) {
-      log.local(null);
-    }
+    local(null);
     endAttempt();
     H2Answers.local(ctx, grpc, code, message, pool.name());
     finish(code);
@@ -449,5 +442,19 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   private static String str(CharSequence s) {
     return s == null ? null : s.toString();
+  }
+
+  /** Notes {@code f} on the access-log line, if the request is logged. */
+  private void flag(AccessFlag f) {
+    if (log != null) {
+      log.flag(f);
+    }
+  }
+
+  /** The proxy answers itself ({@code why}, or null when the tries tell): noted, if logged. */
+  private void local(AccessFlag why) {
+    if (log != null) {
+      log.local(why);
+    }
   }
 }

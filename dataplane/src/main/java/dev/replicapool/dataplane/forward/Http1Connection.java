@@ -298,10 +298,12 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** The proxy's own answer for the current request. */
-  void answer(int status, String message, String pool, boolean close) {
+  /** The proxy's own answer for the current request; returns its length in bytes. */
+  int answer(int status, String message, String pool, boolean close) {
     ByteBuf out = LocalAnswer.encode(ctx.alloc(), status, message, pool, close || draining());
+    int bytes = out.readableBytes();
     ctx.writeAndFlush(out, ctx.voidPromise());
+    return bytes;
   }
 
   private void localAnswer(int status, String message, String pool) {

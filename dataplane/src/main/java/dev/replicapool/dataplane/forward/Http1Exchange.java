@@ -26,6 +26,8 @@ import io.netty.buffer.ByteBuf;
  *       out through {@link ClientOutput} (kept back while the client still sends its body, which it
  *       passes on, and drops the rest of once the answer is complete);
  *   <li>{@link FrontTry}: the try in front and how its end is counted.
+ *   <li>{@link AccessRecord}: when the request is logged, its observer (the tries, retries, hedges,
+ *       the queue's verdict all pass through it); this notes bytes, first byte and flags.
  * </ul>
  *
  * <p>Touched on the client's event loop only (the member connections are on the same loop).
@@ -129,10 +131,11 @@ final class Http1Exchange implements H1Upstream.User {
     request.dropConnection();
     if (status > 0 && !out.wroteToClient()) {
       this.status = status;
+      local();
+      int bytes = client.answer(status, message, pool.name(), true);
       if (log != null) {
-        log.local(null);
+        log.bytesOut(bytes);
       }
-      client.answer(status, message, pool.name(), true);
     }
     finish(status > 0 ? status : 499);
   }
@@ -284,14 +287,17 @@ final class Http1Exchange implements H1Upstream.User {
   /** The proxy answers the client itself ({@code status}, {@code message}). */
   void answer(int status, String message) {
     this.status = status;
-    if (log != null) {
-      log.local(null);
-    }
+    local();
     runner.stopTimer();
     request.dropConnection();
-    finish(status);
+    boolean first = !finished;
+    finish(status, false);
     boolean close = response.closeClient() || !request.ended();
-    client.answer(status, message, pool.name(), close);
+    int bytes = client.answer(status, message, pool.name(), close);
+    if (log != null && first) {
+      log.bytesOut(bytes); // the answer's length is known once written: then the line goes
+      fw.accessLog.end(log, status, fw.clock.getAsLong());
+    }
     client.responseDone(this, close);
   }
 
@@ -309,6 +315,11 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   private void finish(int status) {
+    finish(status, true);
+  }
+
+  /** Ends the request once; {@code logNow}: its access-log line goes now (else the caller's). */
+  private void finish(int status, boolean logNow) {
     if (finished) {
       return;
     }
@@ -321,7 +332,9 @@ final class Http1Exchange implements H1Upstream.User {
     observer.response(pool.name(), status, now - startNanos);
     if (log != null) {
       log.bytesOut(out.written());
-      fw.accessLog.end(log, status, now);
+      if (logNow) {
+        fw.accessLog.end(log, status, now);
+      }
     }
   }
 
@@ -334,6 +347,13 @@ final class Http1Exchange implements H1Upstream.User {
   void flag(AccessFlag f) {
     if (log != null) {
       log.flag(f);
+    }
+  }
+
+  /** The proxy answers itself: noted, if the request is logged. */
+  private void local() {
+    if (log != null) {
+      log.local(null);
     }
   }
 
