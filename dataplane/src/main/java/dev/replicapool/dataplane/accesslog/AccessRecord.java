@@ -39,6 +39,10 @@ public final class AccessRecord implements ProxyObserver {
   int flags;
   boolean local;
   private String queueOutcome;
+
+  /** Handed to the writer: what still happens to the request (a late try) is not noted. */
+  private boolean ended;
+
   final List<Try> tries = new ArrayList<>(2);
 
   AccessRecord(
@@ -98,6 +102,7 @@ public final class AccessRecord implements ProxyObserver {
 
   /** Ends the record with the status the client got, {@code nanos} after the request began. */
   void end(int status, long nowNanos) {
+    ended = true;
     this.status = status;
     this.totalNanos = nowNanos - startNanos;
     if (firstByteNanos < 0 && local) {
@@ -148,12 +153,16 @@ public final class AccessRecord implements ProxyObserver {
   }
 
   void tried(String member, String outcome, long nanos) {
-    tries.add(new Try(member, outcome, nanos));
+    if (!ended) {
+      tries.add(new Try(member, outcome, nanos));
+    }
   }
 
   @Override
   public void retry(String pool, String reason) {
-    retries++;
+    if (!ended) {
+      retries++;
+    }
     next.retry(pool, reason);
   }
 
@@ -164,7 +173,7 @@ public final class AccessRecord implements ProxyObserver {
 
   @Override
   public void hedge(String pool, String outcome) {
-    if (outcome.equals("sent")) {
+    if (!ended && outcome.equals("sent")) {
       hedges++;
     }
     next.hedge(pool, outcome);

@@ -103,6 +103,17 @@ class AccessLogFormatTest {
   }
 
   @Test
+  void aTryThatEndsAfterTheLineWasHandedOverIsNotNoted() {
+    AccessRecord r = record();
+    r.tried("10.0.0.9:1", "2xx", 1);
+    r.end(200, T0);
+    r.tried("10.0.0.9:2", "cancelled", 1); // the writer thread may be reading the tries now
+    r.retry("p", "reset");
+    assertThat(r.tries).hasSize(1);
+    assertThat(r.retries).isZero();
+  }
+
+  @Test
   void aMalformedTraceparentGivesNoTraceId() {
     AccessRecord r =
         new AccessRecord(ProxyObserver.NONE, false, MILLIS, T0, "p").traceparent("garbage");
