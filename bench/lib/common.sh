@@ -82,14 +82,15 @@ publish() { # POLICY N [POOL [HOST [extra query]]]: a new pool name gives a fres
   curl -sf "http://127.0.0.1:$CP_HTTP/publish?pool=bench/${3:-p}&policy=$1&hosts=${4:-$HOSTHDR}&members=$(members_csv "$2")${5:-}" >/dev/null
 }
 
-# dataplane INSTANCES: DataPlaneMain with --instances N (event loops serving the port).
+# dataplane INSTANCES: DataPlaneMain with --instances N (event loops serving the port); DP_ARGS
+# adds flags (bench/proxy/accesslog.sh: the access log's).
 DP_PID=""
 dataplane() {
   # The GC the image uses (dataplane/Dockerfile); DP_GC=-XX:+UseG1GC compares.
   "$JAVA" ${DP_HEAP:--Xms256m -Xmx512m} ${DP_GC:--XX:+UseParallelGC} ${DP_JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
     dev.replicapool.dataplane.DataPlaneMain --control-plane 127.0.0.1:$CP_PORT --token-file "$TOKEN_FILE" \
     --node bench-dp --listen 127.0.0.1:$DP_PORT --tls-listen off --admin-port 127.0.0.1:$DP_ADMIN \
-    --instances "$1" >"$OUT/dataplane.log" 2>&1 &
+    --instances "$1" ${DP_ARGS:-} >"$OUT/dataplane.log" 2>&1 &
   DP_PID=$!; PIDS+=($DP_PID)
   wait_port $DP_PORT; wait_port $DP_ADMIN
   local end=$((SECONDS + 20))

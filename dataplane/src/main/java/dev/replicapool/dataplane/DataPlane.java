@@ -1,6 +1,8 @@
 package dev.replicapool.dataplane;
 
 import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.dataplane.accesslog.AccessLog;
+import dev.replicapool.dataplane.accesslog.AccessLogConfig;
 import dev.replicapool.dataplane.admin.AdminServer;
 import dev.replicapool.dataplane.admin.DataPlaneMetrics;
 import dev.replicapool.dataplane.admin.StatusReport;
@@ -13,6 +15,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.security.SecureRandom;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -34,15 +38,27 @@ public final class DataPlane {
    * @param controlPlane the operator's stream client settings (host, port, token, node, trust)
    * @param adminHost interface of the admin port
    * @param adminPort admin port; 0 picks one
+   * @param accessLog where and how the access log is written (off by default)
    */
   public record Config(
       ControlPlaneClient.Options controlPlane,
       ProxySettings proxy,
       String adminHost,
-      int adminPort) {
+      int adminPort,
+      AccessLogConfig accessLog) {
     public Config {
       Objects.requireNonNull(controlPlane, "controlPlane");
       Objects.requireNonNull(proxy, "proxy");
+      Objects.requireNonNull(accessLog, "accessLog");
+    }
+
+    /** Without an access log. */
+    public Config(
+        ControlPlaneClient.Options controlPlane,
+        ProxySettings proxy,
+        String adminHost,
+        int adminPort) {
+      this(controlPlane, proxy, adminHost, adminPort, AccessLogConfig.OFF);
     }
   }
 
@@ -54,6 +70,7 @@ public final class DataPlane {
   private final TrafficListeners listeners;
   private final AdminServer admin;
   private final ControlPlaneClient client;
+  private final AccessLog accessLog;
 
   private DataPlane(Vertx vertx, Config config) {
     this.vertx = vertx;
@@ -74,7 +91,10 @@ public final class DataPlane {
     MemberConnections.Dialer dialer = dialer((VertxInternal) vertx, p);
     // This data plane's pseudonym in Via headers: random, so that no two processes share it.
     String viaName = "replicapool-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
-    this.forwarding = new Forwarding(p, store::table, metrics, System::nanoTime, viaName, dialer);
+    this.accessLog = openAccessLog(config.accessLog());
+    metrics.accessLogDropped(accessLog::dropped);
+    this.forwarding =
+        new Forwarding(p, store::table, metrics, System::nanoTime, viaName, dialer, accessLog);
     this.listeners = new TrafficListeners(vertx, p, store::table, forwarding);
     store.addObserver(listeners);
     store.addObserver(metrics);
@@ -87,6 +107,14 @@ public final class DataPlane {
     this.client =
         new ControlPlaneClient(vertx, config.controlPlane(), store, new Random(seeds.nextLong()));
     client.onConnectionChange(metrics::controlPlaneConnected);
+  }
+
+  private static AccessLog openAccessLog(AccessLogConfig c) {
+    try {
+      return c.open();
+    } catch (IOException e) {
+      throw new UncheckedIOException("access log " + c.target() + " cannot be opened", e);
+    }
   }
 
   /** How the member connections are dialled: the Vert.x transport and resolver, the settings. */
@@ -138,7 +166,11 @@ public final class DataPlane {
         .stop()
         .transform(ar -> listeners.shutdown())
         .transform(ar -> admin.stop())
-        .onComplete(ar -> metrics.close());
+        .onComplete(
+            ar -> {
+              accessLog.close();
+              metrics.close();
+            });
   }
 
   public int trafficPort() {

@@ -4,6 +4,9 @@ import dev.replicapool.cli.CommandLineException;
 import dev.replicapool.cli.FlagParser;
 import dev.replicapool.cli.ParsedFlags;
 import dev.replicapool.controlplane.ControlPlaneClient;
+import dev.replicapool.dataplane.accesslog.AccessLog;
+import dev.replicapool.dataplane.accesslog.AccessLogConfig;
+import dev.replicapool.dataplane.accesslog.AccessLogFormat;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import java.util.List;
 import java.util.Locale;
@@ -46,6 +49,14 @@ public final class DataPlaneArgs {
                                         one more is closed at once (default 10000, 0 no limit)
         --drain-seconds N               on SIGTERM, in-flight requests get this long (default 10)
         --instances N                   event loops serving each port (default: CPU count)
+        --access-log stdout|PATH|off    one line per request to standard output or appended to
+                                        PATH (default off); which pools: --access-log-pools
+        --access-log-format json|text   JSON lines or a short text line (default json)
+        --access-log-pools spec|all     spec: pools whose spec.accessLog.enabled is true; all:
+                                        every pool and unrouted requests (default spec)
+        --access-log-query on|off       keep the query string in logged paths (default off)
+        --access-log-queue N            lines waiting for the writer; more are dropped and
+                                        counted (default 8192)
       Each flag may be given as an environment variable: --token-file -> REPLICAPOOL_TOKEN_FILE.
       """;
 
@@ -71,7 +82,12 @@ public final class DataPlaneArgs {
           "h2c",
           "max-client-connections",
           "drain-seconds",
-          "instances");
+          "instances",
+          "access-log",
+          "access-log-format",
+          "access-log-pools",
+          "access-log-query",
+          "access-log-queue");
 
   private static final FlagParser PARSER =
       FlagParser.of(FLAGS, List.of())
@@ -105,7 +121,7 @@ public final class DataPlaneArgs {
     ProxySettings proxy =
         ProxySettings.defaults().withListen(listen.host(), listen.port(), tlsPort);
     proxy = withConnectionSettings(withTimeouts(withLimits(proxy, values), values), values);
-    return new DataPlane.Config(cpo, proxy, admin.host(), admin.port());
+    return new DataPlane.Config(cpo, proxy, admin.host(), admin.port(), accessLog(values));
   }
 
   /** The flags of {@code args}, each absent one from {@code env}; help as an empty message. */
@@ -158,6 +174,31 @@ public final class DataPlaneArgs {
             (int) number(values, "max-client-connections", p.maxClientConnections(), 0, 10_000_000))
         .withDrainMillis(1000 * number(values, "drain-seconds", p.drainMillis() / 1000, 0, 3600))
         .withInstances((int) number(values, "instances", p.instances(), 1, 256));
+  }
+
+  /** The access-log flags: off unless --access-log names stdout or a file. */
+  static AccessLogConfig accessLog(Map<String, String> values) throws UsageException {
+    String target = values.getOrDefault("access-log", "off");
+    if (target.isBlank()) {
+      throw new UsageException("--access-log takes stdout, a file path, or off");
+    }
+    AccessLogFormat format =
+        switch (values.getOrDefault("access-log-format", "json").toLowerCase(Locale.ROOT)) {
+          case "json" -> AccessLogFormat.JSON;
+          case "text" -> AccessLogFormat.TEXT;
+          default -> throw new UsageException("--access-log-format takes json or text");
+        };
+    boolean all =
+        switch (values.getOrDefault("access-log-pools", "spec").toLowerCase(Locale.ROOT)) {
+          case "spec" -> false;
+          case "all" -> true;
+          default -> throw new UsageException("--access-log-pools takes spec or all");
+        };
+    boolean query = onOff(values, "access-log-query", false);
+    int queue = (int) number(values, "access-log-queue", AccessLogConfig.DEFAULT_QUEUE, 1, 1 << 20);
+    return new AccessLogConfig(
+        target.equalsIgnoreCase("off") ? null : target,
+        new AccessLog.Options(format, query, all, queue));
   }
 
   record HostPort(String host, int port) {}

@@ -3,6 +3,9 @@ package dev.replicapool.dataplane;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.replicapool.dataplane.accesslog.AccessLog;
+import dev.replicapool.dataplane.accesslog.AccessLogConfig;
+import dev.replicapool.dataplane.accesslog.AccessLogFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -72,6 +75,40 @@ class DataPlaneArgsTest {
         .isInstanceOf(DataPlaneArgs.UsageException.class)
         .hasMessageContaining("--group")
         .hasMessageContaining("DNS label");
+  }
+
+  @Test
+  void accessLogIsOffUnlessASinkIsNamed() throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    String[] base = {"--control-plane=cp:1", "--token-file=" + token, "--node=n"};
+    AccessLogConfig off = DataPlaneArgs.parse(base, Map.of()).accessLog();
+    assertThat(off.target()).isNull();
+    assertThat(off.options().format()).isEqualTo(AccessLogFormat.JSON);
+    assertThat(off.options().query()).isFalse();
+    assertThat(off.options().allPools()).isFalse();
+    assertThat(off.options().queueSize()).isEqualTo(8192);
+    AccessLogConfig on =
+        DataPlaneArgs.parse(
+                base,
+                Map.of(
+                    "REPLICAPOOL_ACCESS_LOG", "/var/log/access.log",
+                    "REPLICAPOOL_ACCESS_LOG_FORMAT", "text",
+                    "REPLICAPOOL_ACCESS_LOG_POOLS", "all",
+                    "REPLICAPOOL_ACCESS_LOG_QUERY", "on",
+                    "REPLICAPOOL_ACCESS_LOG_QUEUE", "16"))
+            .accessLog();
+    assertThat(on.target()).isEqualTo("/var/log/access.log");
+    assertThat(on.options()).isEqualTo(new AccessLog.Options(AccessLogFormat.TEXT, true, true, 16));
+    String[] bad = {
+      "--control-plane=cp:1", "--token-file=" + token, "--node=n", "--access-log-format=xml"
+    };
+    assertThatThrownBy(() -> DataPlaneArgs.parse(bad, Map.of()))
+        .hasMessageContaining("--access-log-format");
+    String[] zero = {
+      "--control-plane=cp:1", "--token-file=" + token, "--node=n", "--access-log-queue=0"
+    };
+    assertThatThrownBy(() -> DataPlaneArgs.parse(zero, Map.of()))
+        .hasMessageContaining("--access-log-queue");
   }
 
   @Test

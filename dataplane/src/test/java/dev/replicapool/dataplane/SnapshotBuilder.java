@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane;
 
+import dev.replicapool.api.v1alpha1.AccessLog;
 import dev.replicapool.api.v1alpha1.Hedging;
 import dev.replicapool.api.v1alpha1.Idempotent;
 import dev.replicapool.api.v1alpha1.OutlierDetection;
@@ -32,6 +33,7 @@ final class SnapshotBuilder {
   private RequestQueue queue;
   private dev.replicapool.api.v1alpha1.ConsistentHash consistentHash;
   private Idempotent idempotent;
+  private AccessLog accessLog;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -150,6 +152,16 @@ final class SnapshotBuilder {
     return this;
   }
 
+  /** Which requests the access log takes: on, the share sampled, errors only. */
+  SnapshotBuilder accessLog(boolean enabled, double sampleRate, boolean errorsOnly) {
+    AccessLog a = new AccessLog();
+    a.enabled = enabled;
+    a.sampleRate = sampleRate;
+    a.errorsOnly = errorsOnly;
+    this.accessLog = a;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -181,6 +193,7 @@ final class SnapshotBuilder {
         maxRequestsPerMember,
         queue,
         consistentHash,
-        idempotent);
+        idempotent,
+        accessLog);
   }
 }

@@ -41,6 +41,22 @@ import io.fabric8.kubernetes.model.annotation.Version;
     name = "Policy",
     jsonPath = ".spec.routing.policy",
     type = AdditionalPrinterColumn.Type.STRING)
+// -o wide only (priority 1): what someone on call reaches for next.
+@AdditionalPrinterColumn(
+    name = "Synced",
+    jsonPath = ".status.conditions[?(@.type==\"DataPlaneSynced\")].status",
+    type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
+@AdditionalPrinterColumn(
+    name = "Snapshot",
+    jsonPath = ".status.snapshotVersion",
+    type = AdditionalPrinterColumn.Type.INTEGER,
+    priority = 1)
+@AdditionalPrinterColumn(
+    name = "Degraded-Reason",
+    jsonPath = ".status.conditions[?(@.type==\"Degraded\")].reason",
+    type = AdditionalPrinterColumn.Type.STRING,
+    priority = 1)
 @AdditionalPrinterColumn(
     name = "Age",
     jsonPath = ".metadata.creationTimestamp",

@@ -96,6 +96,11 @@ public class ReplicaPoolSpec {
   public UpstreamTls upstreamTls;
 
   @JsonPropertyDescription(
+      "Which of this pool's requests the data planes write to their access log (docs/"
+          + "OBSERVABILITY.md). Default: none (not logged unless a data plane logs every pool).")
+  public AccessLog accessLog;
+
+  @JsonPropertyDescription(
       "How requests reach this pool on the data plane. Default: none (the pool is reachable by"
           + " no host and no port).")
   public Route route;

@@ -1,6 +1,7 @@
 package dev.replicapool.api.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.replicapool.api.v1alpha1.AccessLog;
 import dev.replicapool.api.v1alpha1.AdaptiveRouting;
 import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.Hedging;
@@ -37,6 +38,7 @@ import java.util.regex.Pattern;
  * @param consistentHash the key and table of the ConsistentHash policy; null otherwise
  * @param idempotent what the members may receive twice, for retries and hedges; null: GET, HEAD and
  *     OPTIONS only
+ * @param accessLog which requests the data plane's access log takes; null: none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @RecordBuilder
@@ -60,7 +62,8 @@ public record PoolSnapshot(
     Integer maxRequestsPerMember,
     RequestQueue queue,
     ConsistentHash consistentHash,
-    Idempotent idempotent) {
+    Idempotent idempotent,
+    AccessLog accessLog) {
 
   private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");
 

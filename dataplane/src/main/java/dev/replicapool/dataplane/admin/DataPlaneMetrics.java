@@ -43,7 +43,8 @@ import java.util.function.Supplier;
  *       threshold crossed) (read from the table at scrape time, see {@link TableGauges});
  *   <li>{@code replicapool_control_plane_connected}, {@code replicapool_client_connections}, {@code
  *       replicapool_client_connections_refused_total}, {@code replicapool_tunnels}, {@code
- *       replicapool_client_protocol_errors_total{protocol,error}}.
+ *       replicapool_client_protocol_errors_total{protocol,error}}, {@code
+ *       replicapool_access_log_dropped_total} (lines the access log's full queue dropped).
  * </ul>
  *
  * This class is the proxy's {@link ProxyObserver} and a {@link TableObserver}: meters of pools and
@@ -99,6 +100,13 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
         .tag("error", error)
         .register(registry)
         .increment();
+  }
+
+  /** Access-log lines dropped because the writer's queue was full. */
+  public void accessLogDropped(LongSupplier dropped) {
+    FunctionCounter.builder("replicapool.access.log.dropped", dropped, LongSupplier::getAsLong)
+        .description("access-log lines dropped because the writer's queue was full")
+        .register(registry);
   }
 
   /** Open upgrade tunnels (WebSocket and the like), all pools together. */

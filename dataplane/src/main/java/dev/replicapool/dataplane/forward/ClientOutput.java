@@ -24,6 +24,8 @@ final class ClientOutput {
   /** The client's body ended in the read under way: what was kept back goes at its end. */
   private boolean bodyEndedInRead;
 
+  private long written;
+
   ClientOutput(Http1Connection client, RequestRelay request) {
     this.client = client;
     this.request = request;
@@ -31,6 +33,7 @@ final class ClientOutput {
 
   /** Response bytes for the client, now or once its body is complete. */
   void write(ByteBuf b) {
+    written += b.readableBytes();
     if (request.ended() || client.fullDuplex()) {
       wroteToClient = true;
       client.write(b);
@@ -117,5 +120,10 @@ final class ClientOutput {
       deferred.release();
       deferred = null;
     }
+  }
+
+  /** Bytes of the answer handed over for the client so far. */
+  long written() {
+    return written;
   }
 }

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.config.RoutingTable;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.proxy.ProxySettings;
@@ -27,6 +28,7 @@ public final class Forwarding {
   final byte[] via2;
   final Tunnels tunnels;
   final H2ConnectionErrors h2Errors;
+  final AccessLog accessLog;
   private final MemberConnections.Dialer dialer;
   private final FastThreadLocal<MemberConnections> perLoop =
       new FastThreadLocal<>() {
@@ -42,7 +44,8 @@ public final class Forwarding {
       ProxyObserver observer,
       LongSupplier clock,
       String viaName,
-      MemberConnections.Dialer dialer) {
+      MemberConnections.Dialer dialer,
+      AccessLog accessLog) {
     this.settings = settings;
     this.table = table;
     this.observer = observer;
@@ -55,6 +58,7 @@ public final class Forwarding {
     this.dialer = dialer;
     this.tunnels = new Tunnels();
     this.h2Errors = new H2ConnectionErrors(observer, clock);
+    this.accessLog = accessLog;
   }
 
   /** The member connections of the calling event loop. */

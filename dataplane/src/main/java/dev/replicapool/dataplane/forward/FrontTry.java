@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.load.LoadReport;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 
 /**
@@ -15,13 +16,23 @@ final class FrontTry {
 
   private final Forwarding fw;
   private final PoolRuntime pool;
+  private final ProxyObserver observer;
   private Endpoint member;
   private long since;
   private Endpoint last;
 
-  FrontTry(Forwarding fw, PoolRuntime pool) {
+  /**
+   * @param observer the request's observer: its access-log record when logged, else the metrics
+   */
+  FrontTry(Forwarding fw, PoolRuntime pool, ProxyObserver observer) {
     this.fw = fw;
     this.pool = pool;
+    this.observer = observer;
+  }
+
+  /** Where the request's events go: its access-log record, when logged, then the metrics. */
+  ProxyObserver observer() {
+    return observer;
   }
 
   /** The member of the try in front; null while none is (waiting in the queue, only hedges). */
@@ -70,7 +81,7 @@ final class FrontTry {
     } else {
       pool.router().success(member, nanos);
     }
-    fw.observer.attempt(pool.name(), member, STATUS_CLASS[status / 100], nanos);
+    observer.attempt(pool.name(), member, STATUS_CLASS[status / 100], nanos);
   }
 
   /** The try in front failed: ended and counted against its member, which it returns. */
@@ -78,7 +89,7 @@ final class FrontTry {
     long nanos = end();
     Endpoint e = last;
     pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, outcome, nanos);
+    observer.attempt(pool.name(), e, outcome, nanos);
     return e;
   }
 
@@ -87,7 +98,7 @@ final class FrontTry {
     Endpoint e = member;
     long nanos = end();
     if (e != null) {
-      fw.observer.attempt(pool.name(), e, "aborted", nanos);
+      observer.attempt(pool.name(), e, "aborted", nanos);
     }
   }
 
@@ -107,6 +118,6 @@ final class FrontTry {
     // Its time so far is a sample too: without it the window would only see the answers that
     // came first, its percentile would sink and ever more requests would be hedged.
     pool.requests().latencies().record(nanos);
-    fw.observer.attempt(pool.name(), slow, "cancelled", nanos);
+    observer.attempt(pool.name(), slow, "cancelled", nanos);
   }
 }

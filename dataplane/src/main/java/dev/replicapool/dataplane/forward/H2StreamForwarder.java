@@ -1,9 +1,12 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessFlag;
+import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import io.netty.channel.Channel;
@@ -39,6 +42,9 @@ import io.netty.util.ReferenceCountUtil;
  * stream's state (the current try and member stream, whether the answer started, the queued frames,
  * done) changes on some twenty events from the client, the member, the queue and the timer; each
  * further class would need most of it handed back and forth.
+ *
+ * <p>When the stream is logged, its {@link AccessRecord} is its observer (tries, retries, the
+ * queue's verdict) and notes here what only the stream knows: bytes, first byte, flags.
  */
 final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     implements QueueSlot.Owner, H2Try.Owner {
@@ -63,11 +69,17 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private String failure;
   private String setCookie;
 
+  /** Its access-log record; null when the stream is not logged. */
+  private AccessRecord log;
+
+  private ProxyObserver observer;
+
   H2StreamForwarder(Forwarding fw, PoolRuntime pool, boolean tls) {
     this.fw = fw;
     this.pool = pool;
     this.tls = tls;
     this.start = fw.clock.getAsLong();
+    this.observer = fw.observer;
   }
 
   @Override
@@ -94,6 +106,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return;
     }
     Http2StreamFrame f = H2Frames.copy((Http2StreamFrame) msg);
+    if (log != null && f instanceof Http2DataFrame d) {
+      log.bytesIn(d.content().readableBytes());
+    }
     if (H2Frames.endsStream(f)) {
       requestEnded = true;
     }
@@ -116,14 +131,26 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     Http2Headers in = h.headers();
     requestEnded = h.isEndStream();
     grpc = H2RequestHeaders.grpc(in);
+    String client = H2RequestHeaders.clientAddress(ctx.channel());
+    log = fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, start);
+    if (log != null) {
+      observer = log;
+      log.request(
+              client,
+              grpc ? "gRPC" : "HTTP/2",
+              str(in.method()),
+              str(in.authority()),
+              str(in.path()))
+          .traceparent(in.get("traceparent"));
+    }
     CharSequence via = in.get("via");
     if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
+      local(AccessFlag.LP);
       localAnswer(
           508,
           "request loop: this request already passed this data plane (Via " + fw.viaName + ")");
       return;
     }
-    String client = H2RequestHeaders.clientAddress(ctx.channel());
     requestHeaders = H2RequestHeaders.forwarded(in, via, client, tls, fw.viaName);
     HashKey.Key key = H2RequestHeaders.hashKey(pool.router().hashKey(), in, client);
     setCookie = key.setCookie();
@@ -162,14 +189,14 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   private void waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, ctx.executor(), tries, this);
+    queueSlot = new QueueSlot(fw, pool, ctx.executor(), tries, this, observer);
     queueSlot.enter();
   }
 
   @Override
   public void startTry(Endpoint e) {
     long now = fw.clock.getAsLong();
-    current = new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now);
+    current = new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now, observer, log);
     deadlines.trySent(now);
     timer.arm();
     fw.h2Connections(ctx.channel().eventLoop())
@@ -203,7 +230,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return;
     }
     pool.router().failure(e, nanos);
-    fw.observer.attempt(pool.name(), e, label, nanos);
+    observer.attempt(pool.name(), e, label, nanos);
     upstream = null;
     if (responseStarted) {
       brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
@@ -220,6 +247,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
     // The answer's head went out, its trailers did not: a gRPC client reads these trailers as
     // the call's status, where a reset would read as INTERNAL.
+    flag(AccessFlag.UC);
     H2Answers.grpcStatus(ctx, false, H2Answers.UNAVAILABLE, why);
     endAttempt();
     finish(502);
@@ -240,6 +268,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     responseStarted = true;
     long now = fw.clock.getAsLong();
     deadlines.headReceived(now);
+    if (log != null) {
+      log.firstByte(now);
+    }
     pool.requests().latencies().record(now - current.start());
     CharSequence s = head.status();
     status = s == null ? 502 : Integer.parseInt(s.toString());
@@ -285,7 +316,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     Endpoint e = member();
     long nanos = endAttempt();
     if (e != null) {
-      fw.observer.attempt(pool.name(), e, outcome, nanos);
+      observer.attempt(pool.name(), e, outcome, nanos);
     }
     if (upstream != null) {
       upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
@@ -315,13 +346,14 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!tries.shouldRetry(outcome) || !body.restart()) {
       return false;
     }
-    fw.observer.retry(pool.name(), label);
+    observer.retry(pool.name(), label);
     sendTry();
     return true;
   }
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
   void timeoutAnswer(String why) {
+    local(null);
     if (grpc) {
       H2Answers.grpcStatus(ctx, true, H2Answers.DEADLINE_EXCEEDED, why);
       finish(504);
@@ -333,6 +365,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   /** The request timeout (or the call's grpc-timeout) passed: the stream ends now. */
   void deadlinePassed() {
     abort("timeout");
+    if (log != null) {
+      log.flag(AccessFlag.DT);
+      if (!responseStarted) {
+        log.local(null);
+      }
+    }
     if (grpc) {
       H2Answers.grpcStatus(
           ctx, !responseStarted, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
@@ -358,6 +396,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void resetClient(Http2Error error) {
+    flag(AccessFlag.UC);
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(error));
     endAttempt();
     finish(status == 0 ? 502 : status);
@@ -365,6 +404,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void localAnswer(int code, String message) {
+    local(null);
     endAttempt();
     H2Answers.local(ctx, grpc, code, message, pool.name());
     finish(code);
@@ -393,6 +433,28 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       queueSlot.leave();
     }
     body.release();
-    fw.observer.response(pool.name(), code, fw.clock.getAsLong() - start);
+    long now = fw.clock.getAsLong();
+    observer.response(pool.name(), code, now - start);
+    if (log != null) {
+      fw.accessLog.end(log, code, now);
+    }
+  }
+
+  private static String str(CharSequence s) {
+    return s == null ? null : s.toString();
+  }
+
+  /** Notes {@code f} on the access-log line, if the request is logged. */
+  private void flag(AccessFlag f) {
+    if (log != null) {
+      log.flag(f);
+    }
+  }
+
+  /** The proxy answers itself ({@code why}, or null when the tries tell): noted, if logged. */
+  private void local(AccessFlag why) {
+    if (log != null) {
+      log.local(why);
+    }
   }
 }

@@ -1,10 +1,12 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.load.LoadReport;
 import dev.replicapool.dataplane.load.LoadReports;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import io.netty.channel.Channel;
@@ -70,12 +72,16 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private final String setCookie;
   private final Endpoint member;
   private final long start;
+  private final ProxyObserver observer;
+  private final AccessRecord log;
   private boolean counted;
   private boolean unprocessed;
 
   /**
    * @param client the client stream's context, where the member's frames go
    * @param setCookie the proxy's own Set-Cookie for a final answer, or null
+   * @param observer the stream's observer (its access-log record, or the metrics)
+   * @param log the stream's access-log record, null when it is not logged
    */
   H2Try(
       Owner owner,
@@ -85,7 +91,11 @@ final class H2Try extends ChannelInboundHandlerAdapter
       ChannelHandlerContext client,
       String setCookie,
       Endpoint member,
-      long start) {
+      long start,
+      ProxyObserver observer,
+      AccessRecord log) {
+    this.observer = observer;
+    this.log = log;
     this.owner = owner;
     this.fw = fw;
     this.pool = pool;
@@ -134,6 +144,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (msg instanceof Http2HeadersFrame h) {
       headers(h);
     } else if (msg instanceof Http2DataFrame d) {
+      if (log != null) {
+        log.bytesOut(d.content().readableBytes());
+      }
       client.write(H2Frames.copy(d));
       if (d.isEndStream()) {
         owner.ended();
@@ -271,7 +284,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     } else {
       pool.router().success(member, nanos);
     }
-    fw.observer.attempt(pool.name(), member, failed ? "5xx" : (status / 100) + "xx", nanos);
+    observer.attempt(pool.name(), member, failed ? "5xx" : (status / 100) + "xx", nanos);
   }
 
   /** Counts the try as the member's failure ({@code outcome}: reset, timeout), once. */
@@ -280,7 +293,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
       counted = true;
       long nanos = fw.clock.getAsLong() - start;
       pool.router().failure(member, nanos);
-      fw.observer.attempt(pool.name(), member, outcome, nanos);
+      observer.attempt(pool.name(), member, outcome, nanos);
     }
   }
 

@@ -57,7 +57,7 @@ final class Hedges {
     }
     if (!tries.mayHedge()) {
       deadlines.stopHedging();
-      fw.observer.hedge(pool.name(), "denied");
+      front.observer().hedge(pool.name(), "denied");
       return;
     }
     Endpoint e = tries.next(pool.router());
@@ -68,7 +68,7 @@ final class Hedges {
     HedgeTry h = new HedgeTry(this, e, now);
     inFlight.add(h);
     deadlines.hedgeSent(now);
-    fw.observer.hedge(pool.name(), "sent");
+    front.observer().hedge(pool.name(), "sent");
     MemberLinks.open(fw, loop, pool, e, h);
   }
 
@@ -99,7 +99,7 @@ final class Hedges {
       request.dropConnection();
       response.dropPartialHead();
     }
-    fw.observer.hedge(pool.name(), "won");
+    front.observer().hedge(pool.name(), "won");
     front.adopt(h.member, h.sentAt);
     request.adopt(h.adopt(exchange));
     exchange.memberBytes(h.takeReceived());
@@ -111,7 +111,7 @@ final class Hedges {
       return;
     }
     ended(h, label, fw.clock.getAsLong() - h.sentAt, true);
-    fw.observer.hedge(pool.name(), "failed");
+    front.observer().hedge(pool.name(), "failed");
     if (exchange.finished() || front.member() != null || response.headDone()) {
       return;
     }
@@ -140,7 +140,7 @@ final class Hedges {
     for (HedgeTry h : inFlight) {
       h.cancel();
       ended(h, "cancelled", now - h.sentAt, false);
-      fw.observer.hedge(pool.name(), outcome);
+      front.observer().hedge(pool.name(), outcome);
     }
     inFlight.clear();
   }
@@ -150,6 +150,6 @@ final class Hedges {
     if (memberFailed) {
       pool.router().failure(h.member, nanos);
     }
-    fw.observer.attempt(pool.name(), h.member, outcome, nanos);
+    front.observer().attempt(pool.name(), h.member, outcome, nanos);
   }
 }

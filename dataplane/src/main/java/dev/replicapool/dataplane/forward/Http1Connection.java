@@ -186,6 +186,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (r.message() != null) {
       // Answered here; the body (if any) is read and dropped so the next request can follow.
       localAnswer(r.status(), r.message(), pool == null ? "none" : pool.name());
+      Http1Routing.logLocal(fw, setup, head, r, clientAddress);
       return;
     }
     ex =
@@ -297,10 +298,12 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** The proxy's own answer for the current request. */
-  void answer(int status, String message, String pool, boolean close) {
+  /** The proxy's own answer for the current request; returns its length in bytes. */
+  int answer(int status, String message, String pool, boolean close) {
     ByteBuf out = LocalAnswer.encode(ctx.alloc(), status, message, pool, close || draining());
+    int bytes = out.readableBytes();
     ctx.writeAndFlush(out, ctx.voidPromise());
+    return bytes;
   }
 
   private void localAnswer(int status, String message, String pool) {

@@ -1,9 +1,12 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessFlag;
+import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.wire.ResponseHead;
@@ -23,6 +26,8 @@ import io.netty.buffer.ByteBuf;
  *       out through {@link ClientOutput} (kept back while the client still sends its body, which it
  *       passes on, and drops the rest of once the answer is complete);
  *   <li>{@link FrontTry}: the try in front and how its end is counted.
+ *   <li>{@link AccessRecord}: when the request is logged, its observer (the tries, retries, hedges,
+ *       the queue's verdict all pass through it); this notes bytes, first byte and flags.
  * </ul>
  *
  * <p>Touched on the client's event loop only (the member connections are on the same loop).
@@ -39,6 +44,11 @@ final class Http1Exchange implements H1Upstream.User {
   private final ClientOutput out;
   private final ResponseRelay response;
   private final TryRunner runner;
+
+  /** Its access-log record; null when the request is not logged. */
+  private final AccessRecord log;
+
+  private final ProxyObserver observer;
 
   private int status;
   private boolean finished;
@@ -61,10 +71,13 @@ final class Http1Exchange implements H1Upstream.User {
     this.fw = fw;
     this.pool = pool;
     this.upgrade = upgrade;
-    this.request = new RequestRelay(client, head, bodyless, chunked);
-    this.front = new FrontTry(fw, pool);
-    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     this.startNanos = fw.clock.getAsLong();
+    this.request = new RequestRelay(client, head, bodyless, chunked);
+    this.log =
+        fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, startNanos);
+    this.observer = log == null ? fw.observer : log;
+    this.front = new FrontTry(fw, pool, observer);
+    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     this.out = new ClientOutput(client, request);
@@ -85,6 +98,9 @@ final class Http1Exchange implements H1Upstream.User {
 
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
+    if (log != null) {
+      log.bytesIn(bytes.readableBytes());
+    }
     if (out.clientBody(bytes, last, finished)) {
       releaseDeferred();
     }
@@ -115,7 +131,11 @@ final class Http1Exchange implements H1Upstream.User {
     request.dropConnection();
     if (status > 0 && !out.wroteToClient()) {
       this.status = status;
-      client.answer(status, message, pool.name(), true);
+      local();
+      int bytes = client.answer(status, message, pool.name(), true);
+      if (log != null) {
+        log.bytesOut(bytes);
+      }
     }
     finish(status > 0 ? status : 499);
   }
@@ -130,6 +150,7 @@ final class Http1Exchange implements H1Upstream.User {
       if (buf == null) {
         String bad = response.invalidHead();
         if (bad != null) {
+          flag(AccessFlag.UPE);
           memberBroke(front.about(front.member(), "sent an invalid response: " + bad));
         }
         return;
@@ -153,6 +174,9 @@ final class Http1Exchange implements H1Upstream.User {
     boolean hold = runner.answerHead(status);
     if (!hold) {
       request.dropHead();
+      if (log != null) {
+        log.firstByte(fw.clock.getAsLong());
+      }
     }
     response.begin(hold);
     if (upgrade && status == 101) {
@@ -225,6 +249,7 @@ final class Http1Exchange implements H1Upstream.User {
     }
     if (response.started()) {
       // Part of the answer went out: it cannot be completed nor answered anew.
+      flag(AccessFlag.UC);
       front.failed("reset");
       finish(status);
       client.brokenResponse();
@@ -249,6 +274,10 @@ final class Http1Exchange implements H1Upstream.User {
     }
     request.dropConnection();
     if (response.started()) {
+      AccessFlag f = AccessFlag.ofTryOutcome(outcome);
+      if (f != null) {
+        flag(f);
+      }
       finish(this.status);
       client.brokenResponse();
     } else {
@@ -259,11 +288,17 @@ final class Http1Exchange implements H1Upstream.User {
   /** The proxy answers the client itself ({@code status}, {@code message}). */
   void answer(int status, String message) {
     this.status = status;
+    local();
     runner.stopTimer();
     request.dropConnection();
-    finish(status);
+    boolean first = !finished;
+    finish(status, false);
     boolean close = response.closeClient() || !request.ended();
-    client.answer(status, message, pool.name(), close);
+    int bytes = client.answer(status, message, pool.name(), close);
+    if (log != null && first) {
+      log.bytesOut(bytes); // the answer's length is known once written: then the line goes
+      fw.accessLog.end(log, status, fw.clock.getAsLong());
+    }
     client.responseDone(this, close);
   }
 
@@ -281,6 +316,11 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   private void finish(int status) {
+    finish(status, true);
+  }
+
+  /** Ends the request once; {@code logNow}: its access-log line goes now (else the caller's). */
+  private void finish(int status, boolean logNow) {
     if (finished) {
       return;
     }
@@ -289,7 +329,33 @@ final class Http1Exchange implements H1Upstream.User {
     request.release();
     response.release();
     out.release();
-    fw.observer.response(pool.name(), status, fw.clock.getAsLong() - startNanos);
+    long now = fw.clock.getAsLong();
+    observer.response(pool.name(), status, now - startNanos);
+    if (log != null) {
+      log.bytesOut(out.written());
+      if (logNow) {
+        fw.accessLog.end(log, status, now);
+      }
+    }
+  }
+
+  /** Its access-log record, null when the request is not logged. */
+  AccessRecord log() {
+    return log;
+  }
+
+  /** Notes {@code f} on the access-log line, if the request is logged. */
+  void flag(AccessFlag f) {
+    if (log != null) {
+      log.flag(f);
+    }
+  }
+
+  /** The proxy answers itself: noted, if the request is logged. */
+  private void local() {
+    if (log != null) {
+      log.local(null);
+    }
   }
 
   boolean finished() {

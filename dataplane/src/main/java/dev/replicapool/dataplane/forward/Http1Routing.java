@@ -1,5 +1,7 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessFlag;
+import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.route.Routes;
 import dev.replicapool.dataplane.routing.HashKey;
@@ -47,20 +49,59 @@ final class Http1Routing {
         setup.tls() ? HTTPS : HTTP,
         setup.overH2() ? fw.via2 : head.http10() ? fw.via10 : fw.via11,
         null);
-    return new Http1Exchange(
-        client,
-        fw,
-        pool,
-        up,
-        pool.requests().idempotent().method(methodName(head)),
-        head.bodyless(),
-        head.framing() == RequestHead.Framing.CHUNKED,
-        head.method() == RequestHead.Method.HEAD,
-        head.upgrade(),
-        closeAfter,
-        sentContinue,
-        resp,
-        hashKey(pool, head, clientAddress));
+    Http1Exchange ex =
+        new Http1Exchange(
+            client,
+            fw,
+            pool,
+            up,
+            pool.requests().idempotent().method(methodName(head)),
+            head.bodyless(),
+            head.framing() == RequestHead.Framing.CHUNKED,
+            head.method() == RequestHead.Method.HEAD,
+            head.upgrade(),
+            closeAfter,
+            sentContinue,
+            resp,
+            hashKey(pool, head, clientAddress));
+    AccessRecord log = ex.log();
+    if (log != null) {
+      describe(log, setup, head, clientAddress);
+    }
+    return ex;
+  }
+
+  /**
+   * Logs a request the proxy answers itself before any exchange (no route, a loop, a pool that
+   * takes WebSocket only), when the access log takes it.
+   */
+  static void logLocal(
+      Forwarding fw,
+      Http1Connection.Setup setup,
+      RequestHead head,
+      Routes.Route r,
+      String clientAddress) {
+    PoolRuntime pool = r.pool();
+    long now = fw.clock.getAsLong();
+    AccessRecord log =
+        fw.accessLog.begin(
+            pool == null ? null : pool.name(),
+            pool == null ? null : pool.snapshot().accessLog(),
+            fw.observer,
+            now);
+    if (log == null) {
+      return;
+    }
+    describe(log, setup, head, clientAddress);
+    log.local(pool == null ? AccessFlag.NR : r.status() == 508 ? AccessFlag.LP : null);
+    fw.accessLog.end(log, r.status(), now);
+  }
+
+  private static void describe(
+      AccessRecord log, Http1Connection.Setup setup, RequestHead head, String clientAddress) {
+    String protocol = setup.overH2() ? "HTTP/2" : head.http10() ? "HTTP/1.0" : "HTTP/1.1";
+    log.request(clientAddress, protocol, methodName(head), head.host(), head.target())
+        .traceparent(head.header("traceparent"));
   }
 
   private static String methodName(RequestHead head) {

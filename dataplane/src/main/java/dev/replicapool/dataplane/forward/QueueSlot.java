@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.AdmissionQueue;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -31,13 +32,21 @@ final class QueueSlot implements AdmissionQueue.Waiter {
   private final EventExecutor loop;
   private final Tries tries;
   private final Owner owner;
+  private final ProxyObserver observer;
   private ScheduledFuture<?> timer;
   private long deadline;
 
   /** Its request ended (its client went away, its deadline passed): it is answered no more. */
   private boolean left;
 
-  QueueSlot(Forwarding fw, PoolRuntime pool, EventExecutor loop, Tries tries, Owner owner) {
+  QueueSlot(
+      Forwarding fw,
+      PoolRuntime pool,
+      EventExecutor loop,
+      Tries tries,
+      Owner owner,
+      ProxyObserver observer) {
+    this.observer = observer;
     this.fw = fw;
     this.pool = pool;
     this.loop = loop;
@@ -60,11 +69,11 @@ final class QueueSlot implements AdmissionQueue.Waiter {
   void enter() {
     AdmissionQueue q = pool.requests().queue();
     if (q == null || !q.offer(this)) {
-      fw.observer.queue(pool.name(), "overflow");
+      observer.queue(pool.name(), "overflow");
       owner.localAnswer(503, fullMessage(pool));
       return;
     }
-    fw.observer.queue(pool.name(), "queued");
+    observer.queue(pool.name(), "queued");
     deadline = q.deadlineFromNow();
     timer = loop.schedule(this::timedOut, q.timeoutNanos(), TimeUnit.NANOSECONDS);
   }
@@ -86,7 +95,7 @@ final class QueueSlot implements AdmissionQueue.Waiter {
       return;
     }
     stopTimer();
-    fw.observer.queue(pool.name(), "admitted");
+    observer.queue(pool.name(), "admitted");
     if (e == null) {
       owner.localAnswer(503, "no routable member in pool " + pool.name());
     } else {
@@ -106,7 +115,7 @@ final class QueueSlot implements AdmissionQueue.Waiter {
   private void timedOut() {
     timer = null;
     if (pool.requests().queue().remove(this)) {
-      fw.observer.queue(pool.name(), "timeout");
+      observer.queue(pool.name(), "timeout");
       long ms = pool.requests().queue().timeoutNanos() / 1_000_000L;
       owner.localAnswer(
           503,

@@ -143,7 +143,7 @@ final class TryRunner implements QueueSlot.Owner {
     if (hedgesInFlight()) {
       hedges.frontIsHedge();
     } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
-      fw.observer.retry(pool.name(), "connect_failure");
+      front.observer().retry(pool.name(), "connect_failure");
       sendTry();
     } else if (response.hasHeld()) {
       sendHeld();
@@ -173,7 +173,7 @@ final class TryRunner implements QueueSlot.Owner {
       sendHeld(); // the budget is spent: the member's answer goes out as it came
       return;
     }
-    fw.observer.retry(pool.name(), "status_" + status);
+    front.observer().retry(pool.name(), "status_" + status);
     response.reset();
     // the held answer goes out if no other member can take the request
     if (!request.headKept()) {
@@ -216,7 +216,7 @@ final class TryRunner implements QueueSlot.Owner {
       hedges.frontIsHedge();
     } else if (retryable && tries.shouldRetry(outcome)) {
       response.reset();
-      fw.observer.retry(pool.name(), label);
+      front.observer().retry(pool.name(), label);
       sendTry();
     } else {
       exchange.answer(failureStatus, failureMessage);
@@ -260,7 +260,7 @@ final class TryRunner implements QueueSlot.Owner {
   // ---- the in-flight limit ----------------------------------------------------------------------
 
   private void waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), tries, this);
+    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), tries, this, front.observer());
     queueSlot.enter();
   }
 
@@ -277,7 +277,7 @@ final class TryRunner implements QueueSlot.Owner {
       queueSlot.leave();
     }
     if (tries.budgetDenials() > 0) {
-      fw.observer.budgetExhausted(pool.name());
+      front.observer().budgetExhausted(pool.name());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessFlag;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
@@ -51,6 +52,7 @@ final class TryTimeouts implements Consumer<Deadlines.Due> {
 
   private void requestTimedOut() {
     long ms = pool.requests().requestNanos() / 1_000_000L;
+    exchange.flag(AccessFlag.DT);
     exchange.giveUp(
         "timeout",
         504,

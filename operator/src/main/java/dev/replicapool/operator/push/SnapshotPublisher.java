@@ -110,7 +110,8 @@ public final class SnapshotPublisher {
         routing == null ? null : routing.maxRequestsPerMember,
         routing == null ? null : routing.queue,
         routing == null ? null : routing.consistentHash,
-        routing == null ? null : routing.idempotent);
+        routing == null ? null : routing.idempotent,
+        spec.accessLog);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
@@ -132,7 +133,8 @@ public final class SnapshotPublisher {
         && Objects.equals(a.maxRequestsPerMember(), b.maxRequestsPerMember())
         && sameOnWire(a.queue(), b.queue())
         && sameOnWire(a.consistentHash(), b.consistentHash())
-        && sameOnWire(a.idempotent(), b.idempotent());
+        && sameOnWire(a.idempotent(), b.idempotent())
+        && sameOnWire(a.accessLog(), b.accessLog());
   }
 
   /**

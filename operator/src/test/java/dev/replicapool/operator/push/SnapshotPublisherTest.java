@@ -2,6 +2,7 @@ package dev.replicapool.operator.push;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.api.v1alpha1.AccessLog;
 import dev.replicapool.api.v1alpha1.AppProtocol;
 import dev.replicapool.api.v1alpha1.Idempotent;
 import dev.replicapool.api.v1alpha1.MemberState;
@@ -157,6 +158,27 @@ class SnapshotPublisherTest {
     assertThat(publish(named, MEMBERS)).isGreaterThan(first);
     PoolSnapshot s = SnapshotPublisher.build("ns/p", 3, named, MEMBERS, null, null);
     assertThat(s.idempotent().grpcMethods).containsExactly("/grpc.health.v1.Health/*");
+  }
+
+  @Test
+  void theAccessLogSettingsTravelAndAChangeIsANewVersion() {
+    long first = publish(new ReplicaPoolSpec(), MEMBERS);
+    ReplicaPoolSpec logged = new ReplicaPoolSpec();
+    logged.accessLog = new AccessLog();
+    logged.accessLog.enabled = true;
+    logged.accessLog.sampleRate = 0.25;
+    long second = publish(logged, MEMBERS);
+    assertThat(second).isGreaterThan(first);
+    ReplicaPoolSpec errorsOnly = new ReplicaPoolSpec();
+    errorsOnly.accessLog = new AccessLog();
+    errorsOnly.accessLog.enabled = true;
+    errorsOnly.accessLog.sampleRate = 0.25;
+    errorsOnly.accessLog.errorsOnly = true;
+    assertThat(publish(errorsOnly, MEMBERS)).isGreaterThan(second);
+    PoolSnapshot s = SnapshotPublisher.build("ns/p", 3, errorsOnly, MEMBERS, null, null);
+    assertThat(s.accessLog().enabled).isTrue();
+    assertThat(s.accessLog().sampleRate).isEqualTo(0.25);
+    assertThat(s.accessLog().errorsOnly).isTrue();
   }
 
   @Test
