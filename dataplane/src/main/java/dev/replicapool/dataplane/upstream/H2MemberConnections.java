@@ -127,6 +127,7 @@ public final class H2MemberConnections {
                     // with short deadlines makes it reset most of them. Netty's limit (200 in 30 s)
                     // then closed the member connection under every call on it.
                     .decoderEnforceMaxRstFramesPerWindow(0, 0)
+                    .encoderEnforceMaxRstFramesPerWindow(0, 0)
                     .build())
             .addLast(new Http2MultiplexHandler(new RefusePush()))
             .addLast(new GoAwayWatch(m));
