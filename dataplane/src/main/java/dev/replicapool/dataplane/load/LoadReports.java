@@ -112,6 +112,7 @@ public final class LoadReports {
       if (!valid(value)) {
         return false;
       }
+      value += 0.0; // -0.0 (which passes >= 0) becomes 0.0: a fuzzer found it
       switch (name) {
         case "application_utilization" -> application = value;
         case "cpu_utilization" -> cpu = value;
