@@ -44,13 +44,19 @@ class ControlPlaneResilienceIT extends DataPlaneTestBase {
         .contains("replicapool_client_connections_refused_total 0.0")
         .doesNotContain(TOKEN);
     sequential(dp.trafficPort(), HOST, 3);
-    assertThat(adminGet("/metrics").body())
-        .containsPattern(
-            "replicapool_requests_seconds_count\\{code=\"2xx\",pool=\"shop/tracking\"\\} 3")
-        .containsPattern(
-            "replicapool_upstream_seconds_count\\{member=\"127.0.0.1:"
-                + k1.port
-                + "\",outcome=\"2xx\",pool=\"shop/tracking\"\\} 3");
+    // A request is counted as its exchange ends, which may be just after the client read the
+    // answer: awaited, not read once.
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(adminGet("/metrics").body())
+                    .containsPattern(
+                        "replicapool_requests_seconds_count\\{code=\"2xx\",pool=\"shop/tracking\"\\} 3")
+                    .containsPattern(
+                        "replicapool_upstream_seconds_count\\{member=\"127.0.0.1:"
+                            + k1.port
+                            + "\",outcome=\"2xx\",pool=\"shop/tracking\"\\} 3"));
   }
 
   @Test
