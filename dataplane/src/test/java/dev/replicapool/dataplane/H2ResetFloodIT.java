@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane;
 
+import static dev.replicapool.dataplane.RawH2Frames.frame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.replicapool.api.v1alpha1.MemberState;
@@ -130,12 +131,20 @@ class H2ResetFloodIT extends DataPlaneTestBase {
       int id = 1;
       for (int i = 0; i < pairs; i++, id += 2) {
         burst.writeBytes(
-            frame(0x1, 0x5, id, getRequestBlock(PLAIN_HOST))); // HEADERS, END_STREAM|END_HEADERS
+            frame(
+                0x1,
+                0x5,
+                id,
+                RawH2Frames.request(PLAIN_HOST, "/"))); // HEADERS, END_STREAM|END_HEADERS
         burst.writeBytes(frame(0x3, 0, id, new byte[] {0, 0, 0, 8})); // RST_STREAM CANCEL
       }
       out.write(burst.toByteArray());
       out.write(
-          frame(0x1, 0x5, id, getRequestBlock(PLAIN_HOST))); // one request the client waits for
+          frame(
+              0x1,
+              0x5,
+              id,
+              RawH2Frames.request(PLAIN_HOST, "/"))); // one request the client waits for
       assertThat(headersOn(new DataInputStream(s.getInputStream()), id))
           .as("an answer to the request after the burst, on the same connection")
           .isTrue();
@@ -171,29 +180,6 @@ class H2ResetFloodIT extends DataPlaneTestBase {
     } catch (EOFException e) {
       return false;
     }
-  }
-
-  /** {@code GET /} to the pool's host in HPACK: static-table indices and a literal authority. */
-  static byte[] getRequestBlock(String host) {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes(new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0x84, 0x01, (byte) host.length()});
-    b.writeBytes(host.getBytes(StandardCharsets.ISO_8859_1));
-    return b.toByteArray();
-  }
-
-  static byte[] frame(int type, int flags, int streamId, byte[] payload) {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.write(payload.length >>> 16);
-    b.write(payload.length >>> 8);
-    b.write(payload.length);
-    b.write(type);
-    b.write(flags);
-    b.write(streamId >>> 24);
-    b.write(streamId >>> 16);
-    b.write(streamId >>> 8);
-    b.write(streamId);
-    b.writeBytes(payload);
-    return b.toByteArray();
   }
 
   double protocolErrors() throws Exception {

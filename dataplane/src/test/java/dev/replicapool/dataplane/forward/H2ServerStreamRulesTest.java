@@ -1,7 +1,10 @@
 package dev.replicapool.dataplane.forward;
 
+import static dev.replicapool.dataplane.RawH2Frames.frame;
+import static dev.replicapool.dataplane.RawH2Frames.literal;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.dataplane.RawH2Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -97,39 +100,9 @@ class H2ServerStreamRulesTest {
 
   // ---- client frames ---------------------------------------------------------------------------
 
-  static byte[] frame(int type, int flags, int stream, byte[] payload) {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.write(payload.length >>> 16);
-    b.write(payload.length >>> 8);
-    b.write(payload.length);
-    b.write(type);
-    b.write(flags);
-    b.write(stream >>> 24);
-    b.write(stream >>> 16);
-    b.write(stream >>> 8);
-    b.write(stream);
-    b.writeBytes(payload);
-    return b.toByteArray();
-  }
-
   /** GET {path} (HPACK: static table entries and literals without indexing), extra fields after. */
   static byte[] request(String path, String... fields) {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes(new byte[] {(byte) 0x82, (byte) 0x86}); // :method GET, :scheme http
-    literal(b, ":path", path);
-    literal(b, ":authority", "localhost");
-    for (int i = 0; i < fields.length; i += 2) {
-      literal(b, fields[i], fields[i + 1]);
-    }
-    return b.toByteArray();
-  }
-
-  static void literal(ByteArrayOutputStream b, String name, String value) {
-    b.write(0);
-    b.write(name.length());
-    b.writeBytes(name.getBytes(StandardCharsets.US_ASCII));
-    b.write(value.length());
-    b.writeBytes(value.getBytes(StandardCharsets.US_ASCII));
+    return RawH2Frames.request("localhost", path, fields);
   }
 
   static byte[] headers(int stream, boolean end, String path, String... fields) {
