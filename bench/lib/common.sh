@@ -6,18 +6,21 @@ BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
 OUT="${OUT:-$BENCH/results/$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$OUT"
-"$BENCH/harness/build.sh"
-CP="$(cat "$BENCH/harness/target/cp.txt")"
+# NO_HARNESS=1: a script that runs only the shipped jars (bench/proxy/shipped.sh) needs no drivers.
+if [ "${NO_HARNESS:-0}" != 1 ]; then
+  "$BENCH/harness/build.sh"
+  CP="$(cat "$BENCH/harness/target/cp.txt")"
+fi
 JAVA="${JAVA:-java}"
 PIDS=()
-# Ports: a block of 11 free ports below the ephemeral range, picked at start (other benchmarks on
+# Ports: a block of 17 free ports below the ephemeral range, picked at start (other benchmarks on
 # this machine hold thousands of ports): backends BASE+1..+5, then control plane, data plane,
-# HAProxy, nginx.
+# HAProxy, nginx (BASE+6..+11), then BASE+12..+17 for scripts that run more (shipped.sh).
 free_block() { python3 -c "
 import socket,random
 while True:
     b=random.randrange(20000,30000); ok=True; socks=[]
-    for p in range(b+1,b+12):
+    for p in range(b+1,b+18):
         s=socket.socket()
         try: s.bind(('127.0.0.1',p)); socks.append(s)
         except OSError: ok=False; break
@@ -195,4 +198,40 @@ NGX
 loadgen() { # args for LoadGen
   "$JAVA" -Xmx512m -XX:+UseParallelGC -Dlogback.configurationFile="$BENCH/harness/logback.xml" -cp "$CP" \
     dev.replicapool.bench.LoadGen --host-header $HOSTHDR "$@"
+}
+
+# wrk_round TARGET PORT PID ROUND: one timed wrk run (DURATION, CONNS, Host $HOSTHDR) appended to
+# $RES as a row of req/s, p50, p99, CPU per request of PID (and its children) and its RSS.
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+wrk_header() { echo -e "round\ttarget\treq_s\tp50_ms\tp99_ms\tcpu_us_per_req\trss_mib\tload1" > "$RES"; }
+wrk_round() {
+  local t0 t1 o rps p50 p99 n cpu rss
+  t0=$(cpu_ticks "$3")
+  o=$(wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -H "Host: $HOSTHDR" "http://127.0.0.1:$2/track/1" 2>&1)
+  t1=$(cpu_ticks "$3")
+  rps=$(echo "$o" | awk '/Requests\/sec/{print $2}')
+  n=$(echo "$o" | awk '/requests in/{print $1}')
+  p50=$(echo "$o" | awk '$1=="50%"{print $2}'); p99=$(echo "$o" | awk '$1=="99%"{print $2}')
+  cpu=$(awk -v d=$((t1 - t0)) -v n="$n" -v u="$TICK_US" 'BEGIN{printf "%.1f", d*u/n}')
+  rss=$(awk '/VmRSS/{printf "%.0f", $2/1024}' /proc/$3/status)
+  echo -e "$4\t$1\t$rps\t$p50\t$p99\t$cpu\t$rss\t$(loadavg | cut -d' ' -f1)" | tee -a "$RES"
+  echo "$o" | grep -E "Non-2xx|Socket errors" && log "  $1: errors above" || true
+}
+# wrk_summary TARGET...: medians of the rounds in $RES per target, req/s also as a ratio to HAProxy.
+wrk_summary() {
+  python3 - "$RES" "$@" <<'PY' | tee -a "$OUT/log.txt"
+import sys, csv, statistics as st
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
+def ms(v):
+    for unit, f in (('us', 0.001), ('ms', 1.0), ('s', 1000.0)):
+        if v.endswith(unit):
+            return float(v[:-len(unit)]) * f
+    return float(v)
+med = lambda x, k, f=float: st.median(f(r[k]) for r in rows if r['target'] == x)
+h = med('haproxy', 'req_s')
+print("target          req/s  / HAProxy  CPU us/req  p50 ms  p99 ms  RSS MiB   (medians of the rounds)")
+for x in sys.argv[2:]:
+    print(f"{x:13s} {med(x,'req_s'):>8,.0f}  {med(x,'req_s')/h:8.2f}x  {med(x,'cpu_us_per_req'):10.1f}"
+          f"  {med(x,'p50_ms',ms):6.2f}  {med(x,'p99_ms',ms):6.2f}  {med(x,'rss_mib'):7.0f}")
+PY
 }
