@@ -235,3 +235,29 @@ for x in sys.argv[2:]:
           f"  {med(x,'p50_ms',ms):6.2f}  {med(x,'p99_ms',ms):6.2f}  {med(x,'rss_mib'):7.0f}")
 PY
 }
+
+# alloc_per_request PID PORT: bytes the event loop threads of a JVM allocated per request forwarded,
+# from JFR's per-thread allocation counters (a recording started with jcmd, so the process runs with
+# its own flags), over one wrk run of DURATION seconds. Prints "bytes requests".
+alloc_per_request() {
+  local f="$OUT/alloc-$1.jfr" o n
+  jcmd "$1" JFR.start name=alloc settings="$BENCH/lib/thread-alloc.jfc" filename="$f" >/dev/null
+  sleep 1.5 # one sample before the load
+  o=$(wrk -t1 -c"$CONNS" -d"${DURATION}s" -H "Host: $HOSTHDR" "http://127.0.0.1:$2/track/1" 2>&1)
+  sleep 1.5 # and one after
+  jcmd "$1" JFR.stop name=alloc >/dev/null
+  n=$(echo "$o" | awk '/requests in/{print $1}')
+  jfr print --json --events jdk.ThreadAllocationStatistics "$f" | python3 -c '
+import json, sys
+events = json.load(sys.stdin)["recording"]["events"]
+seen = {}
+for e in events:
+    name = e["values"]["thread"]["javaName"] or ""
+    if "eventloop" in name:
+        a = e["values"]["allocated"]
+        lo, hi = seen.get(name, (a, a))
+        seen[name] = (min(lo, a), max(hi, a))
+n = int(sys.argv[1])
+total = sum(hi - lo for lo, hi in seen.values())
+print(f"{total / n:.0f} {n}")' "$n"
+}

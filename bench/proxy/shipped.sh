@@ -117,3 +117,9 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 wrk_summary shipped lean haproxy nginx direct
+# Bytes allocated per forwarded request by the data planes' event loops (JFR, started by jcmd).
+for x in shipped lean; do
+  read -r bytes n <<<"$(alloc_per_request "${PID[$x]}" "${PORT[$x]}")"
+  log "$x: $bytes bytes allocated per request on the event loops ($n requests)"
+  echo -e "$x\t$bytes\t$n" >> "$OUT/alloc.tsv"
+done
