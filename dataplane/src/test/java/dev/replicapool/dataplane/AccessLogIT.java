@@ -1,13 +1,23 @@
 package dev.replicapool.dataplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.accesslog.AccessLogConfig;
 import dev.replicapool.dataplane.accesslog.AccessLogFormat;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.testing.OnEventLoop;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
@@ -199,6 +209,63 @@ class AccessLogIT extends DataPlaneTestBase {
         .matches(
             "\\[\\S+Z] \"GET empty.example/b HTTP/1.1\" 503 UH 0 \\d+ [\\d.]+ [\\d.]+ 127.0.0.1"
                 + " shop/empty - retries=0 hedges=0 -");
+  }
+
+  @Test
+  void grpcCallsCarryTheStatusTheClientGot() throws Exception {
+    GrpcEcho echo = new GrpcEcho("g1");
+    ManagedChannel channel = null;
+    try {
+      start(AccessLogFormat.JSON);
+      publish(
+          SnapshotBuilder.pool("shop/grpc")
+              .hosts("grpc.example")
+              .appProtocol("kubernetes.io/h2c")
+              .accessLog(true, 1.0, false)
+              .member(new MemberSnapshot("127.0.0.1", echo.port(), 1.0, MemberState.Healthy)));
+      publish(
+          SnapshotBuilder.pool("shop/grpc-empty")
+              .hosts("grpc-empty.example")
+              .appProtocol("kubernetes.io/h2c")
+              .accessLog(true, 1.0, false));
+      channel =
+          NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort())
+              .usePlaintext()
+              .overrideAuthority("grpc.example")
+              .build();
+      assertThat(GrpcEcho.unary(channel, "hello")).isEqualTo("g1:hello");
+      Channel failing = channel;
+      assertThatThrownBy(
+              () -> ClientCalls.blockingUnaryCall(failing, GrpcEcho.FAIL, CallOptions.DEFAULT, "x"))
+          .isInstanceOf(StatusRuntimeException.class);
+      ManagedChannel empty =
+          NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort())
+              .usePlaintext()
+              .overrideAuthority("grpc-empty.example")
+              .build();
+      try {
+        assertThatThrownBy(() -> GrpcEcho.unary(empty, "nobody"))
+            .isInstanceOfSatisfying(
+                StatusRuntimeException.class,
+                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+      } finally {
+        empty.shutdownNow();
+      }
+      await().atMost(WAIT).until(() -> pool(lines(), "shop/grpc-empty").size() == 1);
+      List<JsonObject> calls = pool(lines(), "shop/grpc");
+      assertThat(calls).hasSize(2).allMatch(l -> "gRPC".equals(l.getString("protocol")));
+      assertThat(calls.get(0).getString("grpcStatus")).isEqualTo("0");
+      assertThat(calls.get(0).getInteger("status")).isEqualTo(200);
+      assertThat(calls.get(1).getString("grpcStatus")).isEqualTo("14"); // the member's own
+      JsonObject local = pool(lines(), "shop/grpc-empty").get(0);
+      assertThat(local.getString("grpcStatus")).isEqualTo("14"); // the proxy's: no member
+      assertThat(local.getBoolean("local")).isTrue();
+    } finally {
+      if (channel != null) {
+        channel.shutdownNow();
+      }
+      echo.stop();
+    }
   }
 
   private void http2Get(String host, String path) throws Exception {

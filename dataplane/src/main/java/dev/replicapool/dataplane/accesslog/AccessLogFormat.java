@@ -23,6 +23,11 @@ public enum AccessLogFormat {
         g.writeStringField("authority", r.authority);
         g.writeStringField("path", path(r.path, query));
         g.writeNumberField("status", r.status);
+        if (r.grpcStatus == null) {
+          g.writeNullField("grpcStatus");
+        } else {
+          g.writeStringField("grpcStatus", r.grpcStatus);
+        }
         g.writeNumberField("bytesIn", r.bytesIn);
         g.writeNumberField("bytesOut", r.bytesOut);
         g.writeNumberField("durationMs", millis(r.totalNanos));
@@ -52,7 +57,8 @@ public enum AccessLogFormat {
   /**
    * Envoy's default order, shortened: {@code [time] "METHOD authority/path PROTOCOL" status flags
    * bytesIn bytesOut durationMs ttfbMs client pool tries retries hedges trace}, tries as {@code
-   * member:outcome:ms} joined by commas, "-" for what is missing.
+   * member:outcome:ms} joined by commas, "-" for what is missing; a gRPC call's line ends with
+   * {@code grpc=STATUS}.
    */
   TEXT {
     @Override
@@ -76,6 +82,9 @@ public enum AccessLogFormat {
       }
       b.append(" retries=").append(r.retries).append(" hedges=").append(r.hedges);
       b.append(' ').append(dash(r.traceId));
+      if (r.grpcStatus != null) {
+        b.append(" grpc=").append(r.grpcStatus);
+      }
       return b.toString();
     }
   };

@@ -30,6 +30,10 @@ public final class AccessRecord implements ProxyObserver {
   String pool;
   String traceId;
   int status;
+
+  /** The gRPC status the client got (the member's trailers or the proxy's), null if none. */
+  String grpcStatus;
+
   long bytesIn;
   long bytesOut;
   long firstByteNanos = -1;
@@ -71,6 +75,13 @@ public final class AccessRecord implements ProxyObserver {
       this.traceId = traceparent.subSequence(3, 35).toString();
     }
     return this;
+  }
+
+  /** The {@code grpc-status} that ended the call, the member's or the proxy's own. */
+  public void grpcStatus(CharSequence status) {
+    if (!ended && status != null) {
+      grpcStatus = status.toString();
+    }
   }
 
   public void bytesIn(long n) {

@@ -21,13 +21,14 @@ final class H2Answers {
 
   /**
    * The proxy's answer {@code code}: for gRPC INTERNAL for a loop (508), else UNAVAILABLE; for
-   * anything else the code with the message as its body.
+   * anything else the code with the message as its body. Returns the gRPC status sent, or null.
    */
-  static void local(
+  static String local(
       ChannelHandlerContext ctx, boolean grpc, int code, String message, String pool) {
     if (grpc) {
-      grpcStatus(ctx, true, code == 508 ? INTERNAL : UNAVAILABLE, message);
-      return;
+      String status = code == 508 ? INTERNAL : UNAVAILABLE;
+      grpcStatus(ctx, true, status, message);
+      return status;
     }
     Http2Headers h = new DefaultHttp2Headers();
     h.status(String.valueOf(code))
@@ -37,6 +38,7 @@ final class H2Answers {
     ByteBuf body =
         ctx.alloc().buffer().writeBytes((message + "\n").getBytes(StandardCharsets.UTF_8));
     ctx.writeAndFlush(new DefaultHttp2DataFrame(body, true));
+    return null;
   }
 
   /**

@@ -248,7 +248,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     // The answer's head went out, its trailers did not: a gRPC client reads these trailers as
     // the call's status, where a reset would read as INTERNAL.
     flag(AccessFlag.UC);
-    H2Answers.grpcStatus(ctx, false, H2Answers.UNAVAILABLE, why);
+    grpcStatus(false, H2Answers.UNAVAILABLE, why);
     endAttempt();
     finish(502);
   }
@@ -355,7 +355,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   void timeoutAnswer(String why) {
     local(null);
     if (grpc) {
-      H2Answers.grpcStatus(ctx, true, H2Answers.DEADLINE_EXCEEDED, why);
+      grpcStatus(true, H2Answers.DEADLINE_EXCEEDED, why);
       finish(504);
     } else {
       localAnswer(504, why);
@@ -372,8 +372,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       }
     }
     if (grpc) {
-      H2Answers.grpcStatus(
-          ctx, !responseStarted, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
+      grpcStatus(!responseStarted, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
       finish(504);
     } else if (responseStarted) {
       resetClient(Http2Error.CANCEL);
@@ -406,7 +405,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   public void localAnswer(int code, String message) {
     local(null);
     endAttempt();
-    H2Answers.local(ctx, grpc, code, message, pool.name());
+    String sent = H2Answers.local(ctx, grpc, code, message, pool.name());
+    if (log != null) {
+      log.grpcStatus(sent);
+    }
     finish(code);
   }
 
@@ -442,6 +444,14 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   private static String str(CharSequence s) {
     return s == null ? null : s.toString();
+  }
+
+  /** Ends the call with the proxy's own gRPC {@code status}, noted on the access-log line. */
+  private void grpcStatus(boolean head, String status, String why) {
+    if (log != null) {
+      log.grpcStatus(status);
+    }
+    H2Answers.grpcStatus(ctx, head, status, why);
   }
 
   /** Notes {@code f} on the access-log line, if the request is logged. */

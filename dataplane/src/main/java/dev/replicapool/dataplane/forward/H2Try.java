@@ -208,6 +208,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (setCookie != null && answered != null && answered.charAt(0) != '1') {
       head.add("set-cookie", setCookie);
     }
+    if (h.isEndStream() && log != null) {
+      log.grpcStatus(head.get("grpc-status"));
+    }
     client.write(new DefaultHttp2HeadersFrame(head, h.isEndStream()));
     if (h.isEndStream()) {
       owner.ended();
