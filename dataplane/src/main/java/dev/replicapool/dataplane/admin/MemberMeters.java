@@ -39,16 +39,20 @@ final class MemberMeters {
       return; // a request that outlived its member's removal
     }
     // Keyed by the outcome itself ("2xx", "reset", ...), which no other meter of a member uses.
-    Timer t =
-        (Timer)
-            m.computeIfAbsent(
-                outcome,
-                k ->
-                    Timer.builder("replicapool.upstream")
-                        .description("Tries on a member, to response headers or failure")
-                        .tags("pool", pool, "member", member.address(), "outcome", outcome)
-                        .serviceLevelObjectives(LatencyBuckets.BOUNDS)
-                        .register(registry));
+    // Looked up first: computeIfAbsent's capturing lambda would be allocated on every try.
+    Timer t = (Timer) m.get(outcome);
+    if (t == null) {
+      t =
+          (Timer)
+              m.computeIfAbsent(
+                  outcome,
+                  k ->
+                      Timer.builder("replicapool.upstream")
+                          .description("Tries on a member, to response headers or failure")
+                          .tags("pool", pool, "member", member.address(), "outcome", outcome)
+                          .serviceLevelObjectives(LatencyBuckets.BOUNDS)
+                          .register(registry));
+    }
     t.record(nanos, TimeUnit.NANOSECONDS);
   }
 

@@ -17,6 +17,7 @@ final class DeadlineTimer {
   private final LongSupplier clock;
   private final Deadlines deadlines;
   private final Consumer<Deadlines.Due> owner;
+  private final Runnable fire = this::fired; // one per request, not one per arming
   private ScheduledFuture<?> timer;
   private long at;
   private boolean stopped;
@@ -40,7 +41,7 @@ final class DeadlineTimer {
     }
     at = next;
     long delay = Math.max(0, next - clock.getAsLong());
-    timer = loop.schedule(this::fired, delay, TimeUnit.NANOSECONDS);
+    timer = loop.schedule(fire, delay, TimeUnit.NANOSECONDS);
   }
 
   /** The request ended: no more looks. */

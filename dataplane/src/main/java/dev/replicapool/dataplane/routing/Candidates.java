@@ -1,7 +1,6 @@
 package dev.replicapool.dataplane.routing;
 
 import dev.replicapool.api.v1alpha1.MemberState;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Predicate;
@@ -40,7 +39,8 @@ final class Candidates {
     }
     int registered = 0;
     int routable = 0;
-    for (Endpoint e : endpoints) {
+    for (int i = 0; i < endpoints.size(); i++) {
+      Endpoint e = endpoints.get(i);
       if (registered(e)) {
         registered++;
         if (e.admitted() && !ejected.test(e)) {
@@ -51,15 +51,20 @@ final class Candidates {
     return registered > 0 && routable * 100L < (long) panicThresholdPercent * registered;
   }
 
-  /** The candidates for a request that already failed on {@code tried}, weights set. */
+  /**
+   * The candidates for a request that already failed on {@code tried}, weights set, into {@code
+   * out} (cleared first: the router's one list, so a pick allocates nothing).
+   */
   List<Endpoint> select(
       List<Endpoint> endpoints,
       Collection<Endpoint> tried,
       long nowNanos,
-      Predicate<Endpoint> ejected) {
+      Predicate<Endpoint> ejected,
+      List<Endpoint> out) {
     boolean panic = panic(endpoints, ejected);
-    List<Endpoint> out = new ArrayList<>(endpoints.size());
-    for (Endpoint e : endpoints) {
+    out.clear();
+    for (int i = 0; i < endpoints.size(); i++) {
+      Endpoint e = endpoints.get(i);
       noteAdmitted(e, nowNanos);
       if (tried.contains(e)) {
         continue;

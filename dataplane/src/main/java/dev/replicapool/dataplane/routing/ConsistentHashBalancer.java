@@ -105,7 +105,8 @@ final class ConsistentHashBalancer implements Balancer {
     }
     Endpoint[] allowed = new Endpoint[addresses.size()];
     boolean any = false;
-    for (Endpoint c : candidates) {
+    for (int n = 0; n < candidates.size(); n++) {
+      Endpoint c = candidates.get(n);
       Integer i = index.get(c);
       if (i != null) {
         allowed[i] = c;

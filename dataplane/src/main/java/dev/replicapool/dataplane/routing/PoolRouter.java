@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Routing state of one pool: its members, the balancer of its policy ({@link BalancerFactory}) and
@@ -42,6 +43,15 @@ public final class PoolRouter {
   private final Events events;
   private final Object lock;
   private final Candidates candidates;
+
+  /**
+   * A pick's time, list of candidates and ejection test, reused under the lock so that a pick
+   * allocates nothing (it runs once per request and per try).
+   */
+  private long pickNanos;
+
+  private final List<Endpoint> chosenNow = new ArrayList<>();
+  private final Predicate<Endpoint> ejectedNow = this::ejectedAtPick;
   private final HashKey hashKey;
 
   /** Carried-over members and their new snapshot, until {@link #activate()}; under lock. */
@@ -200,11 +210,16 @@ public final class PoolRouter {
    */
   public Endpoint pick(Collection<Endpoint> tried, long key) {
     synchronized (lock) {
-      long now = clock.getAsLong();
-      List<Endpoint> chosen =
-          candidates.select(endpoints, tried, now, e -> outliers.ejected(e, now));
-      return chosen.isEmpty() ? null : balancer.pick(chosen, key, now);
+      pickNanos = clock.getAsLong();
+      List<Endpoint> chosen = candidates.select(endpoints, tried, pickNanos, ejectedNow, chosenNow);
+      Endpoint e = chosen.isEmpty() ? null : balancer.pick(chosen, key, pickNanos);
+      chosenNow.clear(); // holds no member past the pick
+      return e;
     }
+  }
+
+  private boolean ejectedAtPick(Endpoint e) {
+    return outliers.ejected(e, pickNanos);
   }
 
   /** How a request's key is found, for a ConsistentHash pool; null for the other policies. */

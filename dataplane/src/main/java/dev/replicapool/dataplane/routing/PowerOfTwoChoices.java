@@ -34,14 +34,16 @@ public final class PowerOfTwoChoices implements Balancer {
 
   private Endpoint draw(List<Endpoint> candidates, Endpoint skip) {
     double total = 0;
-    for (Endpoint e : candidates) {
+    for (int i = 0; i < candidates.size(); i++) {
+      Endpoint e = candidates.get(i);
       if (e != skip) {
         total += e.effectiveWeight;
       }
     }
     double r = random.nextDouble() * total;
     Endpoint last = null;
-    for (Endpoint e : candidates) {
+    for (int i = 0; i < candidates.size(); i++) {
+      Endpoint e = candidates.get(i);
       if (e == skip) {
         continue;
       }

@@ -45,7 +45,8 @@ public final class SmoothWeightedRoundRobin implements Balancer {
     Score bestScore = null;
     Endpoint best = null;
     long total = 0;
-    for (Endpoint e : candidates) {
+    for (int i = 0; i < candidates.size(); i++) { // indexed: no iterator per pick
+      Endpoint e = candidates.get(i);
       long w = scaled(e.effectiveWeight);
       Score s = scores.computeIfAbsent(e, k -> new Score());
       s.current += w;
