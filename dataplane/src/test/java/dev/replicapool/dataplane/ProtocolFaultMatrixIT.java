@@ -1,0 +1,452 @@
+package dev.replicapool.dataplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.dataplane.CrashingMember.Mode;
+import dev.replicapool.dataplane.CrashingMember.Seen;
+import dev.replicapool.testing.OnEventLoop;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The table of docs/DATAPLANE.md "Retry safety", cell by cell, with real parts: every client
+ * protocol (HTTP/1.1 by hand, HTTP/2 with prior knowledge by Vert.x's client, gRPC by grpc-java) x
+ * every member protocol ({@code http}, {@code kubernetes.io/h2c}) x a fault of the member the
+ * balancer picks first x a request (GET, POST with Content-Length, POST without it, unary gRPC) x
+ * whether the pool names POST and the gRPC service idempotent. The faulty member has weight 1 and
+ * the one that answers 0.1, so the first try goes to the faulty one; both record every request they
+ * read (method, path, body length and CRC32). Each cell gets its own pool (own host) and its own
+ * two members, so no cell sees another's connections or router state; the data plane and control
+ * plane are shared.
+ *
+ * <p>What each cell asserts: the faulty member received the request at most once and as sent; the
+ * other member received it exactly when the table says it is sent again (a try that provably sent
+ * nothing; or one that may have reached the member, for a request the pool names idempotent whose
+ * bytes the proxy kept), and then the same bytes; the client got the other member's answer, or the
+ * 502 (gRPC: UNAVAILABLE, never INTERNAL) or the member's 503.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ProtocolFaultMatrixIT extends DataPlaneTestBase {
+  enum Client {
+    H1("HTTP/1.1"),
+    H2("HTTP/2 prior knowledge"),
+    GRPC("grpc-java");
+
+    final String label;
+
+    Client(String label) {
+      this.label = label;
+    }
+  }
+
+  enum Members {
+    HTTP("http"),
+    H2C("kubernetes.io/h2c");
+
+    final String appProtocol;
+
+    Members(String appProtocol) {
+      this.appProtocol = appProtocol;
+    }
+  }
+
+  enum Fault {
+    REFUSED("connection refused"),
+    CLOSE_ON_ACCEPT("crash before reading"),
+    CRASH_AFTER_READ("crash after reading"),
+    ANSWER_503("503 answer");
+
+    final String label;
+
+    Fault(String label) {
+      this.label = label;
+    }
+  }
+
+  enum Request {
+    GET("GET"),
+    POST_LENGTH("POST with content-length"),
+    POST_NO_LENGTH("POST without content-length"),
+    GRPC_UNARY("gRPC unary");
+
+    final String label;
+
+    Request(String label) {
+      this.label = label;
+    }
+  }
+
+  /** One cell of the matrix; {@code named}: the pool names POST and the gRPC service idempotent. */
+  record Cell(Client client, Members members, Fault fault, Request request, boolean named) {
+    @Override
+    public String toString() {
+      return client.label
+          + " -> "
+          + members.appProtocol
+          + " | "
+          + fault.label
+          + " | "
+          + request.label
+          + " | "
+          + (named ? "POST+gRPC named idempotent" : "default idempotency");
+    }
+
+    /** GET always; POST and the gRPC call only when the pool names them. */
+    boolean idempotent() {
+      return request == Request.GET || named;
+    }
+
+    /**
+     * Whether the proxy can send it again byte for byte after bytes of it went out: no body, or an
+     * HTTP/2 stream to h2c members (its frames kept, up to 64 KiB). HTTP/1.x requests and HTTP/2
+     * streams bridged to HTTP/1.1 members keep no body.
+     */
+    boolean bodyKept() {
+      return request == Request.GET || (client != Client.H1 && members == Members.H2C);
+    }
+
+    /** Whether the table sends it to the other member. */
+    boolean sentAgain() {
+      return switch (fault) {
+        case REFUSED -> true;
+        case CLOSE_ON_ACCEPT, CRASH_AFTER_READ -> idempotent() && bodyKept();
+        case ANSWER_503 -> false; // retry.retryIdempotentOn5xx is off by default
+      };
+    }
+
+    /** Whether the faulty member reads the request. */
+    boolean faultyReads() {
+      return fault == Fault.CRASH_AFTER_READ || fault == Fault.ANSWER_503;
+    }
+  }
+
+  static Stream<Cell> cells() {
+    List<Cell> all = new ArrayList<>();
+    for (Client c : Client.values()) {
+      for (Members m : Members.values()) {
+        for (Fault f : Fault.values()) {
+          for (Request r : Request.values()) {
+            if ((c == Client.GRPC) != (r == Request.GRPC_UNARY)) {
+              continue;
+            }
+            for (boolean named : new boolean[] {false, true}) {
+              if (named && r == Request.GET) {
+                continue; // GET is idempotent either way
+              }
+              all.add(new Cell(c, m, f, r, named));
+            }
+          }
+        }
+      }
+    }
+    // A cell the data plane fails today is left out here, with a comment "// fails today: <what
+    // happens>", until it is fixed. None is left out.
+    return all.stream();
+  }
+
+  static final String ANSWERING = "answering";
+  static final String GRPC_PATH = "/replicapool.test.Echo/Unary";
+
+  final AtomicInteger cellNumber = new AtomicInteger();
+  HttpClient h2;
+  ManagedChannel channel;
+
+  // One control plane and data plane for every cell (DataPlaneTestBase starts them per test).
+  @Override
+  void startControlPlane() {}
+
+  @Override
+  void stopAll() {}
+
+  @BeforeAll
+  void startShared() {
+    super.startControlPlane();
+    startDataPlane();
+    h2 =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setProtocolVersion(HttpVersion.HTTP_2)
+                .setHttp2ClearTextUpgrade(false));
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort()).usePlaintext().build();
+  }
+
+  @AfterAll
+  void stopShared() {
+    channel.shutdownNow();
+    h2.close().await();
+    super.stopAll();
+  }
+
+  /** What the client got: an HTTP status and body, or a gRPC status and message. */
+  record Outcome(String status, String body) {}
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cells")
+  void aRequestIsSentAgainOnlyAsTheTableSays(Cell cell) throws Exception {
+    int n = cellNumber.incrementAndGet();
+    String host = "c" + n + ".matrix.example";
+    CrashingMember faulty = null;
+    int faultyPort;
+    if (cell.fault() == Fault.REFUSED) {
+      try (ServerSocket s = new ServerSocket(0)) {
+        faultyPort = s.getLocalPort(); // closed: nobody listens there
+      }
+    } else {
+      Mode mode =
+          switch (cell.fault()) {
+            case CLOSE_ON_ACCEPT -> Mode.CLOSE_ON_ACCEPT;
+            case CRASH_AFTER_READ -> Mode.CRASH_AFTER_READ;
+            default -> Mode.ANSWER_503;
+          };
+      faulty = new CrashingMember(vertx, "faulty", mode).start();
+      faultyPort = faulty.port;
+    }
+    CrashingMember answering = new CrashingMember(vertx, ANSWERING, Mode.ANSWER).start();
+    try {
+      SnapshotBuilder b =
+          SnapshotBuilder.pool("matrix/c" + n)
+              .hosts(host)
+              .appProtocol(cell.members().appProtocol)
+              .member(new MemberSnapshot("127.0.0.1", faultyPort, 1.0, MemberState.Healthy))
+              .member(answering.snapshot(0.1));
+      if (cell.named()) {
+        b.idempotent(List.of("POST"), List.of("/replicapool.test.Echo/*"));
+      }
+      publish(b);
+
+      byte[] body = body(n);
+      Outcome got = send(cell, host, body);
+      Seen sent = expectedSeen(cell, body);
+      List<String> retries = retryReasons("matrix/c" + n);
+      System.out.println("CELL " + cell + ": " + got.status() + ", retries " + retries);
+
+      if (cell.faultyReads()) {
+        CrashingMember f = faulty;
+        await().atMost(WAIT).untilAsserted(() -> assertThat(f.seen).isNotEmpty());
+        assertThat(faulty.seen)
+            .as("%s: the faulty member read it once, as sent", cell)
+            .containsExactly(sent);
+      } else if (faulty != null) {
+        assertThat(faulty.accepted).as("%s: the member was dialled", cell).hasPositiveValue();
+        assertThat(faulty.seen).as("%s: the member read nothing", cell).isEmpty();
+      }
+      if (cell.sentAgain()) {
+        assertThat(answering.seen).as("%s: sent again, byte for byte", cell).containsExactly(sent);
+        assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell), ANSWERING));
+      } else if (cell.fault() == Fault.CLOSE_ON_ACCEPT && !answering.seen.isEmpty()) {
+        // The member closed the connection before the request's stream or bytes went out: a
+        // connect failure, after which the table lets any request go to another member. Only
+        // that: a request that may have reached it ("reset") is not sent again.
+        assertThat(answering.seen)
+            .as("%s: sent on once, byte for byte", cell)
+            .containsExactly(sent);
+        assertThat(retries).as("%s: why it was sent on", cell).containsExactly("connect_failure");
+        assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell), ANSWERING));
+      } else {
+        assertThat(answering.seen).as("%s: not sent again", cell).isEmpty();
+        assertThat(got.status()).as("%s: %s", cell, got).isEqualTo(failedStatus(cell));
+      }
+      // And the data plane says why, as the table's last column does.
+      if (answering.seen.isEmpty()) {
+        assertThat(retries).as("%s: no retry", cell).isEmpty();
+      } else if (cell.fault() == Fault.REFUSED) {
+        assertThat(retries).as("%s", cell).containsExactly("connect_failure");
+      } else if (cell.fault() == Fault.CRASH_AFTER_READ) {
+        assertThat(retries).as("%s", cell).containsExactly("reset");
+      } else {
+        assertThat(retries).as("%s", cell).hasSize(1).isSubsetOf("connect_failure", "reset");
+      }
+    } finally {
+      answering.stop();
+      if (faulty != null) {
+        faulty.stop();
+      }
+    }
+  }
+
+  // ---- the cell's request and what it should give --------------------------------------------
+
+  /** A body of 3,000 bytes of every value, different for each cell. */
+  static byte[] body(int n) {
+    byte[] b = new byte[3_000];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) (i * 31 + n);
+    }
+    return b;
+  }
+
+  /** The gRPC message: text, since the call uses {@code Utf8Marshaller}. */
+  static String grpcMessage(int length) {
+    return "x".repeat(length);
+  }
+
+  static String path(Cell cell) {
+    return cell.request() == Request.GRPC_UNARY ? GRPC_PATH : "/matrix/" + cell.request();
+  }
+
+  /** What a member that read the request records. */
+  static Seen expectedSeen(Cell cell, byte[] body) {
+    return switch (cell.request()) {
+      case GET -> Seen.of("GET", path(cell), new byte[0]);
+      case POST_LENGTH, POST_NO_LENGTH -> Seen.of("POST", path(cell), body);
+      case GRPC_UNARY -> {
+        byte[] msg = grpcMessage(body.length).getBytes(StandardCharsets.UTF_8);
+        ByteBuffer framed = ByteBuffer.allocate(5 + msg.length);
+        framed.put((byte) 0).putInt(msg.length).put(msg);
+        yield Seen.of("POST", GRPC_PATH, framed.array());
+      }
+    };
+  }
+
+  static String okStatus(Cell cell) {
+    return cell.client() == Client.GRPC ? "OK" : "200";
+  }
+
+  /** A try that may have reached a member and is not sent again: 502; the member's own 503. */
+  static String failedStatus(Cell cell) {
+    if (cell.client() == Client.GRPC) {
+      return "UNAVAILABLE";
+    }
+    return cell.fault() == Fault.ANSWER_503 ? "503" : "502";
+  }
+
+  Outcome send(Cell cell, String host, byte[] body) throws Exception {
+    return switch (cell.client()) {
+      case H1 -> h1(cell, host, body);
+      case H2 -> h2(cell, host, body);
+      case GRPC -> grpc(host, body.length);
+    };
+  }
+
+  Outcome h1(Cell cell, String host, byte[] body) throws IOException {
+    ByteArrayOutputStream raw = new ByteArrayOutputStream();
+    String head = cell.request().name().startsWith("POST") ? "POST " : "GET ";
+    head += path(cell) + " HTTP/1.1\r\nHost: " + host + "\r\n";
+    switch (cell.request()) {
+      case POST_LENGTH -> {
+        raw.writeBytes(ascii(head + "Content-Length: " + body.length + "\r\n\r\n"));
+        raw.writeBytes(body);
+      }
+      case POST_NO_LENGTH -> {
+        raw.writeBytes(ascii(head + "Transfer-Encoding: chunked\r\n\r\n"));
+        int half = body.length / 2;
+        raw.writeBytes(ascii(Integer.toHexString(half) + "\r\n"));
+        raw.write(body, 0, half);
+        raw.writeBytes(ascii("\r\n" + Integer.toHexString(body.length - half) + "\r\n"));
+        raw.write(body, half, body.length - half);
+        raw.writeBytes(ascii("\r\n0\r\n\r\n"));
+      }
+      default -> raw.writeBytes(ascii(head + "\r\n"));
+    }
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      RawHttp.Response r = c.send(raw.toByteArray());
+      return new Outcome(String.valueOf(r.status()), r.body());
+    } catch (IOException e) {
+      return new Outcome("failed", String.valueOf(e));
+    }
+  }
+
+  Outcome h2(Cell cell, String host, byte[] body) throws Exception {
+    RequestOptions o =
+        new RequestOptions()
+            .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+            .setHost(host)
+            .setPort(80)
+            .setMethod(cell.request() == Request.GET ? HttpMethod.GET : HttpMethod.POST)
+            .setURI(path(cell));
+    int half = body.length / 2;
+    return new OnEventLoop(vertx)
+        .call(
+            () ->
+                h2.request(o)
+                    .compose(
+                        req -> {
+                          switch (cell.request()) {
+                            case POST_LENGTH -> {
+                              req.putHeader("content-length", String.valueOf(body.length));
+                              req.end(Buffer.buffer(body));
+                            }
+                            case POST_NO_LENGTH -> {
+                              req.setChunked(true); // HTTP/2: DATA frames, no content-length
+                              req.write(Buffer.buffer().appendBytes(body, 0, half));
+                              req.end(Buffer.buffer().appendBytes(body, half, body.length - half));
+                            }
+                            default -> req.end();
+                          }
+                          return req.response();
+                        })
+                    .compose(
+                        r ->
+                            r.body()
+                                .map(
+                                    b -> new Outcome(String.valueOf(r.statusCode()), b.toString())))
+                    .recover(
+                        t ->
+                            io.vertx.core.Future.succeededFuture(
+                                new Outcome("failed", String.valueOf(t)))))
+        .await(20, TimeUnit.SECONDS);
+  }
+
+  /** Over the class's one channel: each call names its cell's host as its authority. */
+  Outcome grpc(String host, int length) {
+    try {
+      String answer =
+          ClientCalls.blockingUnaryCall(
+              channel,
+              GrpcEcho.UNARY,
+              CallOptions.DEFAULT.withAuthority(host).withDeadlineAfter(20, TimeUnit.SECONDS),
+              grpcMessage(length));
+      return new Outcome("OK", answer);
+    } catch (StatusRuntimeException e) {
+      return new Outcome(
+          e.getStatus().getCode().name(), String.valueOf(e.getStatus().getDescription()));
+    }
+  }
+
+  /** The reasons of the pool's retries so far ({@code replicapool_retries_total{reason}}). */
+  List<String> retryReasons(String pool) throws Exception {
+    List<String> reasons = new ArrayList<>();
+    for (String l : adminGet("/metrics").body().lines().toList()) {
+      if (l.startsWith("replicapool_retries_total{") && l.contains("pool=\"" + pool + "\"")) {
+        int at = l.indexOf("reason=\"") + 8;
+        double count = Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+        for (int i = 0; i < count; i++) {
+          reasons.add(l.substring(at, l.indexOf('"', at)));
+        }
+      }
+    }
+    return reasons;
+  }
+
+  static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.ISO_8859_1);
+  }
+}
