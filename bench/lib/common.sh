@@ -241,7 +241,7 @@ PY
 # its own flags), over one wrk run of DURATION seconds. Prints "bytes requests".
 alloc_per_request() {
   local f="$OUT/alloc-$1.jfr" o n
-  jcmd "$1" JFR.start name=alloc settings="$BENCH/lib/thread-alloc.jfc" filename="$f" >/dev/null
+  jcmd "$1" JFR.start name=alloc settings="${ALLOC_JFC:-$BENCH/lib/thread-alloc.jfc}" filename="$f" >/dev/null
   sleep 1.5 # one sample before the load
   o=$(wrk -t1 -c"$CONNS" -d"${DURATION}s" -H "Host: $HOSTHDR" "http://127.0.0.1:$2/track/1" 2>&1)
   sleep 1.5 # and one after

@@ -5,6 +5,8 @@
 #    read from the file) with -XX:MaxRAM standing in for the manifest's memory limit (read from
 #    manifests/dataplane.yaml), the manifest's flags (access log to stdout, drain), one event loop;
 #  - "lean": the same jar with the heap flags of bench/proxy/fast.sh (-Xms64m -Xmx256m);
+#  - "candidate", when CANDIDATE="flags..." is set: the image's flags plus these (how the image's
+#    flags are chosen: docs/BENCHMARKS.md);
 # both fed by the real operator of a local run (scripts/run-local.sh: API server, operator probing
 # its example pools, sample replicas, all running beside the benchmark as a node has neighbours),
 # with a pool applied by kubectl and completed by the CRD's defaults.
@@ -17,6 +19,7 @@ RES="$OUT/shipped.tsv"
 LOCAL_TRAFFIC=$((BACKEND_BASE + 12)); LOCAL_ADMIN=$((BACKEND_BASE + 13))
 OP_PORT=$((BACKEND_BASE + 14)); OP_ADMIN=$((BACKEND_BASE + 15))
 LEAN_PORT=$((BACKEND_BASE + 16)); LEAN_ADMIN=$((BACKEND_BASE + 17))
+CAND_PORT=$((BACKEND_BASE + 4)); CAND_ADMIN=$((BACKEND_BASE + 5)) # backends use +1..+3 here
 
 # The jars as the images copy them (target/*.jar with target/lib/), rebuilt when a source is newer.
 DP_JAR="$ROOT/dataplane/target/replicapool-dataplane.jar"; LOCAL_JAR="$ROOT/local/target/replicapool-local.jar"
@@ -52,7 +55,10 @@ log "starting the local run (API server, operator, sample replicas, example pool
 ln -sfn "$ROOT/crds" "$OUT/crds"; ln -sfn "$ROOT/examples" "$OUT/examples"
 (cd "$OUT" && exec java -XX:+UseSerialGC -jar "$LOCAL_JAR" --traffic-port $LOCAL_TRAFFIC \
   --admin-port $LOCAL_ADMIN --operator-port $OP_PORT --operator-admin $OP_ADMIN) >"$OUT/local-run.log" 2>&1 &
-PIDS+=($!); LOCAL_PID=$!
+LOCAL_PID=$!
+# The local run stops what it started (API server, replicas) on SIGTERM; give it the time to.
+stop_local() { kill "$LOCAL_PID" 2>/dev/null && timeout 30 tail --pid="$LOCAL_PID" -f /dev/null; }
+trap 'stop_local; cleanup' EXIT
 end=$((SECONDS + 180))
 until grep -q "ReplicaPool runs locally" "$OUT/local-run.log"; do
   kill -0 $LOCAL_PID 2>/dev/null || { tail -20 "$OUT/local-run.log"; exit 1; }
@@ -94,13 +100,19 @@ dp_start() {
 # shellcheck disable=SC2086 # the flags are words
 dp_start shipped $DP_PORT $DP_ADMIN $SHIPPED_FLAGS
 dp_start lean $LEAN_PORT $LEAN_ADMIN -Xms64m -Xmx256m -XX:+UseParallelGC
+TARGETS=(shipped lean haproxy nginx direct)
+if [ -n "${CANDIDATE:-}" ]; then
+  log "candidate JVM flags: $SHIPPED_FLAGS $CANDIDATE"
+  # shellcheck disable=SC2086
+  dp_start candidate $CAND_PORT $CAND_ADMIN $SHIPPED_FLAGS $CANDIDATE
+  TARGETS+=(candidate)
+fi
 "$KUBECTL" wait --for=condition=Ready rp/bench --timeout=60s >/dev/null
 "$KUBECTL" get rp bench -o wide | tee -a "$OUT/log.txt"
 haproxy_start 1 roundrobin 3
 nginx_start 1 "" 3
-declare -A PORT=([shipped]=$DP_PORT [lean]=$LEAN_PORT [haproxy]=$HAPROXY_PORT [nginx]=$NGINX_PORT [direct]=$((BACKEND_BASE + 1)))
-declare -A PID=([shipped]=$SHIPPED_PID [lean]=$LEAN_PID [haproxy]=$HAPROXY_PID [nginx]=$NGINX_PID [direct]=$STATIC_PID)
-TARGETS=(shipped lean haproxy nginx direct)
+declare -A PORT=([shipped]=$DP_PORT [lean]=$LEAN_PORT [haproxy]=$HAPROXY_PORT [nginx]=$NGINX_PORT [direct]=$((BACKEND_BASE + 1)) [candidate]=$CAND_PORT)
+declare -A PID=([shipped]=$SHIPPED_PID [lean]=$LEAN_PID [haproxy]=$HAPROXY_PID [nginx]=$NGINX_PID [direct]=$STATIC_PID [candidate]=${CANDIDATE_PID:-0})
 wrk_header
 # The JIT ramp of the shipped data plane: req/s in each of its first seconds under load.
 ramp=""
@@ -109,16 +121,20 @@ for s in $(seq 1 "$WARMUP"); do
 done
 echo "$ramp" > "$OUT/ramp.txt"
 log "shipped data plane ramp, req/s per second from start:$ramp"
-for x in lean haproxy nginx direct; do wrk -t1 -c"$CONNS" -d3s -H "Host: $HOSTHDR" "http://127.0.0.1:${PORT[$x]}/track/1" >/dev/null; done
+for x in "${TARGETS[@]:1}"; do
+  w=3; [[ $x == lean || $x == candidate ]] && w=$WARMUP # the JVMs get the same warm-up
+  wrk -t1 -c"$CONNS" -d${w}s -H "Host: $HOSTHDR" "http://127.0.0.1:${PORT[$x]}/track/1" >/dev/null
+done
 for r in $(seq 1 "$ROUNDS"); do
-  for i in 0 1 2 3 4; do
-    x=${TARGETS[$(( (i + r - 1) % 5 ))]}
+  for i in "${!TARGETS[@]}"; do
+    x=${TARGETS[$(( (i + r - 1) % ${#TARGETS[@]} ))]}
     wrk_round "$x" "${PORT[$x]}" "${PID[$x]}" "$r"
   done
 done
-wrk_summary shipped lean haproxy nginx direct
+wrk_summary "${TARGETS[@]}"
 # Bytes allocated per forwarded request by the data planes' event loops (JFR, started by jcmd).
-for x in shipped lean; do
+for x in "${TARGETS[@]}"; do
+  [[ $x == shipped || $x == lean || $x == candidate ]] || continue
   read -r bytes n <<<"$(alloc_per_request "${PID[$x]}" "${PORT[$x]}")"
   log "$x: $bytes bytes allocated per request on the event loops ($n requests)"
   echo -e "$x\t$bytes\t$n" >> "$OUT/alloc.tsv"
