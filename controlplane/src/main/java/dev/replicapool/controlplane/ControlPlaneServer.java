@@ -282,11 +282,11 @@ public final class ControlPlaneServer {
   }
 
   /**
-   * How long the pool's last converged version took from its trigger to the last data plane's ACK,
-   * in nanoseconds; empty before one converged.
+   * The pool's last converged version, with how long it took from its trigger to the last data
+   * plane's ACK; empty before one converged (and after the pool was removed).
    */
-  public java.util.OptionalLong lastConvergenceNanos(String pool) {
-    return hub.lastConvergenceNanos(pool);
+  public java.util.Optional<Convergence> lastConvergence(String pool) {
+    return hub.lastConvergence(pool);
   }
 
   /**

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -54,7 +55,7 @@ final class PushConvergence<K> {
     final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
     Set<String> groups = Set.of();
-    long lastNanos = -1;
+    Convergence last;
   }
 
   private final AckLedger<K> ledger;
@@ -103,8 +104,8 @@ final class PushConvergence<K> {
     while (!p.pending.isEmpty() && p.pending.peekFirst().version() <= all.getAsLong()) {
       Pending v = p.pending.removeFirst();
       long took = Math.max(0, now - v.triggerNanos());
-      out.add(new Convergence(pool, v.version(), took));
-      p.lastNanos = took;
+      p.last = new Convergence(pool, v.version(), took);
+      out.add(p.last);
     }
     return out;
   }
@@ -119,10 +120,15 @@ final class PushConvergence<K> {
     pools.remove(pool);
   }
 
+  /** The pool's last converged version and how long it took; empty before the first. */
+  Optional<Convergence> last(String pool) {
+    Pool p = pools.get(pool);
+    return Optional.ofNullable(p == null ? null : p.last);
+  }
+
   /** How long the pool's last converged version took; empty before the first. */
   OptionalLong lastNanos(String pool) {
-    Pool p = pools.get(pool);
-    return p == null || p.lastNanos < 0 ? OptionalLong.empty() : OptionalLong.of(p.lastNanos);
+    return last(pool).map(c -> OptionalLong.of(c.nanos())).orElse(OptionalLong.empty());
   }
 
   /** Versions of the pool still waiting (tests). */

@@ -74,10 +74,10 @@ final class StreamHub {
     convergenceListeners.add(Objects.requireNonNull(listener));
   }
 
-  /** How long the pool's last converged version took, in nanoseconds; empty before the first. */
-  OptionalLong lastConvergenceNanos(String pool) {
+  /** The pool's last converged version and how long it took; empty before the first. */
+  java.util.Optional<Convergence> lastConvergence(String pool) {
     synchronized (lock) {
-      return convergence.lastNanos(pool);
+      return convergence.last(pool);
     }
   }
 
