@@ -4,7 +4,10 @@ import static dev.replicapool.e2e.SystemHarness.block;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.api.v1alpha1.Registration;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.dataplane.proxy.ProxySettings;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A member change converges on both data planes, and the operator's /metrics counts it in {@code
  * replicapool_push_convergence_seconds{pool}}: a real API server, the operator, two data planes of
- * the pool's group, replicas as processes; one replica is killed and its probe failure is pushed.
+ * the pool's group, replicas as processes. A probe failure (a killed replica) is pushed from the
+ * prober; a new Lease and an expired one are pushed from reconciles.
  */
 class PushConvergenceIT {
   static SystemHarness h;
@@ -132,6 +136,54 @@ class PushConvergenceIT {
                   .containsPattern(
                       "2/2 data planes applied version [0-9]+; version [0-9]+ reached"
                           + " every data plane [0-9.]+ ms after the change");
+            });
+  }
+
+  @Test
+  void aNewLeaseAndAnExpiredOneAreEachCountedOnceBothDataPlanesAppliedThem() throws Exception {
+    ReplicaPool leased = new ReplicaPool();
+    leased.getMetadata().setName("leased");
+    leased.getMetadata().setNamespace(h.namespace);
+    leased.setSpec(new ReplicaPoolSpec());
+    leased.getSpec().route = new Route();
+    leased.getSpec().route.hosts = List.of("leased.local");
+    leased.getSpec().registration = new Registration();
+    // Only Leases decide: no probes, so every version here comes from a reconcile that a Lease
+    // event (or a Lease's expiry) started.
+    leased.getSpec().healthCheck.enabled = false;
+    h.client.resource(leased).create();
+    String pool = h.namespace + "/leased";
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(ReplicaPools.conditionMessage(h.pool("leased").get(), "DataPlaneSynced"))
+                    .startsWith("2/2 data planes applied"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(count(metrics(), pool)).isPositive());
+    long empty = count(metrics(), pool);
+
+    ReplicaProcess registered =
+        h.closeLater(
+            ReplicaProcess.startRegistered(
+                "leased-1", "127.0.0.31", pool, h.apiServer.kubeConfigFile(), 900, 300));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(h.pool("leased").get().getStatus().routable).isEqualTo(1);
+              assertThat(count(metrics(), pool)).isGreaterThan(empty);
+            });
+    long joined = count(metrics(), pool);
+
+    registered.kill(); // its Lease is no longer renewed and expires after 900 ms
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(h.pool("leased").get().getStatus().registered).isZero();
+              assertThat(count(metrics(), pool)).isGreaterThan(joined);
             });
   }
 }

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * seen, before JOSDK triggers the pool's reconcile: expiry is judged on the operator's clock. While
  * started it samples whether the watch is live ({@link LeaseWatch}), so that silence heard while
  * the watch was re-establishing is not taken for expiry. Its mapper tells {@code seen} the pool of
- * each Lease event as it arrives: a new or expiring Lease starts the convergence time of the
- * snapshot it leads to there.
+ * each Lease event as it arrives: a new, renewed or deleted Lease starts the convergence time of
+ * the snapshot it leads to there.
  */
 final class LeaseEventSource extends InformerEventSource<Lease, ReplicaPool> {
   private static final Logger log = LoggerFactory.getLogger(LeaseEventSource.class);
