@@ -127,6 +127,21 @@ final class AckLedger<K> {
   }
 
   /**
+   * The highest version every known data plane of these groups ACKed (for the pool): the lowest of
+   * their ACKed versions, 0 when one of them ACKed nothing yet; empty when no known data plane
+   * serves these groups. A NACK counts for nothing here.
+   */
+  OptionalLong appliedByAll(String pool, Set<String> groups) {
+    long lowest = Long.MAX_VALUE;
+    for (DataPlane d : dataPlanes.values()) {
+      if (groups.contains(d.group)) {
+        lowest = Math.min(lowest, d.acked.getOrDefault(pool, 0L));
+      }
+    }
+    return lowest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(lowest);
+  }
+
+  /**
    * How many known data planes of the pool's groups ACKed its latest version, and their NACKs.
    *
    * @param latest the pool's latest version; empty when it was never published nor removed (then no

@@ -173,7 +173,7 @@ public final class ControlPlaneServer {
     this.vertx = Objects.requireNonNull(vertx);
     this.options = Objects.requireNonNull(options);
     this.security = new ServerSecurity(options);
-    this.hub = new StreamHub(System::currentTimeMillis);
+    this.hub = new StreamHub(System::currentTimeMillis, System::nanoTime);
     this.dispatcher = new FrameDispatcher(hub, security);
     this.headDeadline = new HeadDeadline(vertx, HeadDeadline.MILLIS);
   }
@@ -272,6 +272,24 @@ public final class ControlPlaneServer {
   }
 
   /**
+   * Registers a listener told each version of a pool that every connected data plane serving the
+   * pool applied (it or a later version), with how long that took from the publish's trigger; at
+   * most once per version, never for a NACK or a disconnect ({@link PushConvergence}). Runs on the
+   * server's event loop: must not block.
+   */
+  public void onConvergence(Consumer<Convergence> listener) {
+    hub.onConvergence(listener);
+  }
+
+  /**
+   * The pool's last converged version, with how long it took from its trigger to the last data
+   * plane's ACK; empty before one converged (and after the pool was removed).
+   */
+  public java.util.Optional<Convergence> lastConvergence(String pool) {
+    return hub.lastConvergence(pool);
+  }
+
+  /**
    * A version for the pool's next snapshot: above every version this server saw for it, and at
    * least the current time in milliseconds so that it also tops the versions of an earlier operator
    * process.
@@ -296,6 +314,16 @@ public final class ControlPlaneServer {
    * @throws IllegalArgumentException when it has no pool name or does not fit in one frame
    */
   public boolean publish(PoolSnapshot snapshot, Set<String> groups) {
+    return publish(snapshot, groups, System.nanoTime());
+  }
+
+  /**
+   * {@link #publish(PoolSnapshot, Set)}, saying when the change it carries was seen: the start of
+   * its convergence time ({@link #onConvergence}).
+   *
+   * @param triggerNanos on {@link System#nanoTime()}
+   */
+  public boolean publish(PoolSnapshot snapshot, Set<String> groups, long triggerNanos) {
     Objects.requireNonNull(snapshot, "snapshot");
     if (groups == null || groups.isEmpty()) {
       throw new IllegalArgumentException("a pool needs at least one data-plane group");
@@ -311,7 +339,7 @@ public final class ControlPlaneServer {
           "snapshot of " + snapshot.pool() + " exceeds " + ControlPlaneProtocol.MAX_FRAME_BYTES);
     }
     return hub.publish(
-        snapshot.pool(), snapshot.version(), frame, served, RouteClaims.of(snapshot));
+        snapshot.pool(), snapshot.version(), frame, served, RouteClaims.of(snapshot), triggerNanos);
   }
 
   /**

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * SnapshotStore}), the admitted connections with what each acknowledged ({@link AckLedger}) and
  * what each was sent, under one lock, since every decision reads all of them at once. Tells the
  * {@link ControlPlaneServer#onSyncChange} listeners, outside the lock, each pool whose {@link
- * SyncState} a change moved. Rejected snapshots are sent again through {@link RejectedResend}.
+ * SyncState} a change moved, and the {@link #onConvergence} listeners each version every serving
+ * data plane applied ({@link PushConvergence}). Rejected snapshots are sent again through {@link
+ * RejectedResend}.
  *
  * <p>About 350 lines: every method that takes the lock is here, so that what it guards stays in one
  * place; the decisions are in the parts named above.
@@ -48,17 +50,35 @@ final class StreamHub {
   private final RejectedResend resend = new RejectedResend();
 
   private final AckLedger<DataPlaneConnection> ledger = new AckLedger<>();
+  private final PushConvergence<DataPlaneConnection> convergence;
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<Convergence>> convergenceListeners = new CopyOnWriteArrayList<>();
   private boolean initialSyncDone;
   private boolean everyPoolPublished;
 
-  StreamHub(LongSupplier clockMillis) {
+  /**
+   * @param clockMillis wall clock (versions, admission and answer times)
+   * @param nanos monotonic clock of the publishes' triggers ({@link System#nanoTime()})
+   */
+  StreamHub(LongSupplier clockMillis, LongSupplier nanos) {
     this.clockMillis = clockMillis;
     this.store = new SnapshotStore(clockMillis);
+    this.convergence = new PushConvergence<>(ledger, nanos);
   }
 
   void onSyncChange(Consumer<String> listener) {
     listeners.add(Objects.requireNonNull(listener));
+  }
+
+  void onConvergence(Consumer<Convergence> listener) {
+    convergenceListeners.add(Objects.requireNonNull(listener));
+  }
+
+  /** The pool's last converged version and how long it took; empty before the first. */
+  java.util.Optional<Convergence> lastConvergence(String pool) {
+    synchronized (lock) {
+      return convergence.last(pool);
+    }
   }
 
   /** Sends {@code synced} to every data plane now, and to each that is admitted later. */
@@ -95,9 +115,16 @@ final class StreamHub {
    * Stores the frame as the pool's latest and sends it to the connections of these groups; one of
    * another group that holds the pool is told to remove it (at this version).
    *
+   * @param triggerNanos when the change this version carries was seen ({@link System#nanoTime()})
    * @return false (nothing stored or sent) when the version is not above the pool's last one
    */
-  boolean publish(String pool, long version, String frame, Set<String> groups, RouteClaims claims) {
+  boolean publish(
+      String pool,
+      long version,
+      String frame,
+      Set<String> groups,
+      RouteClaims claims,
+      long triggerNanos) {
     synchronized (lock) {
       SnapshotStore.Entry old = store.get(pool);
       SnapshotStore.Entry entry = store.publish(pool, version, frame, groups);
@@ -110,6 +137,7 @@ final class StreamHub {
         return false;
       }
       resend.replaced(pool, claims, ledger.keys());
+      convergence.published(pool, version, entry.groups(), triggerNanos);
       String removal = null;
       for (DataPlaneConnection c : ledger.keys()) {
         if (entry.groups().contains(c.group)) {
@@ -130,6 +158,7 @@ final class StreamHub {
     synchronized (lock) {
       SnapshotStore.Entry entry = store.remove(pool);
       resend.replaced(pool, RouteClaims.NONE, ledger.keys());
+      convergence.removed(pool);
       for (DataPlaneConnection c : ledger.keys()) {
         if (entry.groups().contains(c.group) || c.holding.contains(pool)) {
           c.send(entry, pool);
@@ -234,6 +263,7 @@ final class StreamHub {
       List<DataPlaneConnection> replaced = ledger.leaveNode(node);
       replaced.forEach(old -> old.closed = true);
       ledger.join(c, node, group);
+      convergence.dataPlanesChanged();
       store
           .entries()
           .forEach(
@@ -263,6 +293,7 @@ final class StreamHub {
     long version = m.version();
     SyncState before;
     SyncState after;
+    List<Convergence> converged = List.of();
     synchronized (lock) {
       if (c.closed || !ledger.contains(c) || store.get(pool) == null) {
         return;
@@ -272,6 +303,7 @@ final class StreamHub {
       long now = clockMillis.getAsLong();
       if (m.type() == StreamMessage.Type.ack) {
         ledger.ack(c, pool, version);
+        converged = convergence.acked(pool);
         resend.acked(c, pool, version, latest, now);
         c.lastAnswer =
             new ConnectedDataPlane.Answer(pool, version, true, null, Instant.ofEpochMilli(now));
@@ -286,6 +318,15 @@ final class StreamHub {
       }
       resend.sendDue(c, store, now);
       after = syncStateLocked(pool);
+    }
+    for (Convergence done : converged) {
+      for (Consumer<Convergence> l : convergenceListeners) {
+        try {
+          l.accept(done);
+        } catch (RuntimeException e) {
+          log.warn("convergence listener failed for {}", pool, e);
+        }
+      }
     }
     if (!before.equals(after)) {
       fire(pool);
@@ -315,6 +356,7 @@ final class StreamHub {
       }
       before = statesLocked();
       ledger.leave(c);
+      convergence.dataPlanesChanged();
       after = statesLocked();
     }
     log.info("data plane {} disconnected ({})", c.node, c.remote);

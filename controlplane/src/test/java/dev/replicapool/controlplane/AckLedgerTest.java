@@ -180,4 +180,19 @@ class AckLedgerTest {
                 new ConnectedDataPlane.Pool(0, 0, 7, "host x is already routed to pool ns/a")));
     assertThat(ledger.answered("unknown")).isEmpty();
   }
+
+  @Test
+  void appliedByAllIsTheLowestAckOfTheServingDataPlanes() {
+    assertThat(ledger.appliedByAll("ns/a", DEFAULT)).isEmpty();
+    ledger.join("c1", "node-1", "default");
+    ledger.join("c2", "node-2", "default");
+    ledger.join("c3", "node-3", "edge");
+    assertThat(ledger.appliedByAll("ns/a", DEFAULT)).hasValue(0);
+    ledger.ack("c1", "ns/a", 7);
+    ledger.ack("c2", "ns/a", 5);
+    ledger.nack("c2", "ns/a", 7, "no");
+    assertThat(ledger.appliedByAll("ns/a", DEFAULT)).hasValue(5);
+    assertThat(ledger.appliedByAll("ns/a", Set.of("default", "edge"))).hasValue(0);
+    assertThat(ledger.appliedByAll("ns/a", Set.of("other"))).isEmpty();
+  }
 }

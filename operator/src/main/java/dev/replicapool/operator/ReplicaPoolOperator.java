@@ -2,6 +2,7 @@ package dev.replicapool.operator;
 
 import dev.replicapool.api.wire.TlsMaterial;
 import dev.replicapool.controlplane.ControlPlaneServer;
+import dev.replicapool.controlplane.Convergence;
 import dev.replicapool.controlplane.SyncState;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.Prober;
@@ -15,6 +16,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -73,6 +75,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     register(operator, reconciler, config);
     // A data plane's ACK changes a pool's DataPlaneSynced condition: reconcile to show it.
     controlPlane.onSyncChange(reconciler::requestReconcile);
+    // The ACK that completes a version: replicapool_push_convergence_seconds.
+    controlPlane.onConvergence(c -> metrics.pushConvergence(c.pool(), c.nanos()));
 
     HttpServer admin =
         serve(vertx, client, config, metrics, election, operator, initialSync, controlPlane);
@@ -112,7 +116,12 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     EventRecorder events = new EventRecorder(client, clock::millis, 10, 6_000);
     return new ReplicaPoolReconciler(
-        clock, prober, publisher, pool -> toSync(controlPlane.syncState(pool)), events, metrics);
+        clock,
+        prober,
+        publisher,
+        pool -> toSync(controlPlane.syncState(pool), controlPlane.lastConvergence(pool)),
+        events,
+        metrics);
   }
 
   /** The JOSDK operator on this client, electing a leader when the config names a namespace. */
@@ -176,9 +185,14 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     return admin;
   }
 
-  private static StatusBuilder.DataPlaneSync toSync(SyncState s) {
+  private static StatusBuilder.DataPlaneSync toSync(SyncState s, Optional<Convergence> last) {
     return new StatusBuilder.DataPlaneSync(
-        s.dataPlanes(), s.atLatestVersion(), s.latestVersion(), s.nacks());
+        s.dataPlanes(),
+        s.atLatestVersion(),
+        s.latestVersion(),
+        s.nacks(),
+        last.map(Convergence::version).orElse(0L),
+        last.map(c -> c.nanos() / 1e6).orElse(0.0));
   }
 
   public int controlPlanePort() {

@@ -7,15 +7,18 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
- * The operator's Prometheus metrics: probes, state transitions, reconcile time, members by state.
+ * The operator's Prometheus metrics: probes, state transitions, reconcile time, members by state,
+ * push convergence time.
  */
 public final class OperatorMetrics {
   private final PrometheusMeterRegistry registry =
@@ -26,6 +29,15 @@ public final class OperatorMetrics {
           .publishPercentiles(0.5, 0.99)
           .register(registry);
   private final Map<String, Map<MemberState, AtomicInteger>> members = new ConcurrentHashMap<>();
+
+  /**
+   * Buckets of {@code replicapool_push_convergence_seconds}: 1 ms (a probe, a push and an ACK on
+   * one machine) to 30 s (a data plane that refused and applied a resend later); beyond that +Inf.
+   */
+  static final Duration[] CONVERGENCE_BUCKETS =
+      Stream.of(1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000)
+          .map(Duration::ofMillis)
+          .toArray(Duration[]::new);
 
   public PrometheusMeterRegistry registry() {
     return registry;
@@ -38,6 +50,22 @@ public final class OperatorMetrics {
 
   public void reconcileDuration(long nanos) {
     reconcile.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * One snapshot version of a pool converged: {@code nanos} from the change the operator saw to the
+   * ACK after which every serving data plane ran it or a later version. Tagged by pool only (never
+   * by data plane: that would multiply the series by the fleet).
+   */
+  public void pushConvergence(String pool, long nanos) {
+    Timer.builder("replicapool.push.convergence")
+        .description(
+            "From a member change the operator saw to every serving data plane applying the"
+                + " snapshot that carries it (or a later one), once per snapshot version")
+        .tag("pool", pool)
+        .serviceLevelObjectives(CONVERGENCE_BUCKETS)
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /**

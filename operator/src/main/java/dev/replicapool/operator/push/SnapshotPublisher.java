@@ -34,13 +34,32 @@ public final class SnapshotPublisher {
     this.server = server;
   }
 
-  /** Sends the pool's snapshot if it differs from the last one sent; returns its version. */
-  public synchronized long publish(
+  /**
+   * {@link #publish(String, ReplicaPoolSpec, List, TlsMaterial, UpstreamTlsMaterial, long)} now.
+   */
+  public long publish(
       String pool,
       ReplicaPoolSpec spec,
       List<MemberSnapshot> members,
       TlsMaterial tls,
       UpstreamTlsMaterial upstreamTls) {
+    return publish(pool, spec, members, tls, upstreamTls, System.nanoTime());
+  }
+
+  /**
+   * Sends the pool's snapshot if it differs from the last one sent; returns its version.
+   *
+   * @param triggerNanos when the operator saw the change that led here ({@link System#nanoTime()}):
+   *     a probe result, a Pod or Lease event, the start of the reconcile; the data planes' ACKs
+   *     measure the version's convergence time from it ({@code replicapool_push_convergence})
+   */
+  public synchronized long publish(
+      String pool,
+      ReplicaPoolSpec spec,
+      List<MemberSnapshot> members,
+      TlsMaterial tls,
+      UpstreamTlsMaterial upstreamTls,
+      long triggerNanos) {
     PoolSnapshot previous = lastSent.get(pool);
     PoolSnapshot candidate =
         build(pool, previous == null ? 0 : previous.version(), spec, members, tls, upstreamTls);
@@ -53,7 +72,7 @@ public final class SnapshotPublisher {
     PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls, upstreamTls);
     lastSent.put(pool, snapshot);
     lastGroups.put(pool, groups);
-    server.publish(snapshot, groups);
+    server.publish(snapshot, groups, triggerNanos);
     listeners.forEach(l -> l.accept(pool));
     return snapshot.version();
   }

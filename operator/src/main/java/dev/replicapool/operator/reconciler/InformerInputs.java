@@ -17,15 +17,23 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
  * {@link PoolInputs} from JOSDK informers, one per kind, whose events map back to the pools that
  * use the object: a Pod to the pools whose selector matches it, a Lease to the pool it names, a
- * Secret or ConfigMap to the pools that refer to it by name.
+ * Secret or ConfigMap to the pools that refer to it by name. The Pod and Lease mappers also note
+ * when each pool's earliest unreconciled member event was seen ({@link #takeChangeSeen}).
  */
 final class InformerInputs implements PoolInputs {
+  /**
+   * Per pool, when its earliest Pod or Lease event since its last reconcile was seen (nanoTime).
+   */
+  private final Map<ResourceID, Long> changeSeen = new ConcurrentHashMap<>();
+
   private InformerEventSource<Pod, ReplicaPool> pods;
   private LeaseEventSource leases;
   private InformerEventSource<Secret, ReplicaPool> secrets;
@@ -41,10 +49,10 @@ final class InformerInputs implements PoolInputs {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ReplicaPool.class)
                 .withName("pods")
-                .withSecondaryToPrimaryMapper(pod -> poolsSelecting(context, pod))
+                .withSecondaryToPrimaryMapper(pod -> seen(poolsSelecting(context, pod)))
                 .build(),
             context);
-    leases = new LeaseEventSource(context, leaseTracker, leaseWatch, clock);
+    leases = new LeaseEventSource(context, leaseTracker, leaseWatch, clock, this::seen);
     secrets =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Secret.class, ReplicaPool.class)
@@ -64,6 +72,19 @@ final class InformerInputs implements PoolInputs {
                 .build(),
             context);
     return List.of(pods, leases, secrets, configMaps);
+  }
+
+  @Override
+  public long takeChangeSeen(ResourceID pool, long none) {
+    Long seen = changeSeen.remove(pool);
+    return seen == null ? none : seen;
+  }
+
+  /** Notes that an event for these pools was seen now; returns them. */
+  private Set<ResourceID> seen(Set<ResourceID> pools) {
+    long now = System.nanoTime();
+    pools.forEach(id -> changeSeen.merge(id, now, Math::min));
+    return pools;
   }
 
   @Override

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * Watches registration Leases (those labelled with a pool) and notes the moment each renewal is
  * seen, before JOSDK triggers the pool's reconcile: expiry is judged on the operator's clock. While
  * started it samples whether the watch is live ({@link LeaseWatch}), so that silence heard while
- * the watch was re-establishing is not taken for expiry.
+ * the watch was re-establishing is not taken for expiry. Its mapper tells {@code seen} the pool of
+ * each Lease event as it arrives: a new, renewed or deleted Lease starts the convergence time of
+ * the snapshot it leads to there.
  */
 final class LeaseEventSource extends InformerEventSource<Lease, ReplicaPool> {
   private static final Logger log = LoggerFactory.getLogger(LeaseEventSource.class);
@@ -42,17 +45,19 @@ final class LeaseEventSource extends InformerEventSource<Lease, ReplicaPool> {
       EventSourceContext<ReplicaPool> context,
       LeaseTracker tracker,
       LeaseWatch watch,
-      Clock clock) {
+      Clock clock,
+      UnaryOperator<Set<ResourceID>> seen) {
     super(
         InformerEventSourceConfiguration.from(Lease.class, ReplicaPool.class)
             .withName("registration-leases")
             .withLabelSelector(LeaseConventions.POOL_LABEL)
             .withSecondaryToPrimaryMapper(
                 lease ->
-                    Set.of(
-                        new ResourceID(
-                            lease.getMetadata().getLabels().get(LeaseConventions.POOL_LABEL),
-                            lease.getMetadata().getNamespace())))
+                    seen.apply(
+                        Set.of(
+                            new ResourceID(
+                                lease.getMetadata().getLabels().get(LeaseConventions.POOL_LABEL),
+                                lease.getMetadata().getNamespace()))))
             .build(),
         context);
     this.tracker = tracker;

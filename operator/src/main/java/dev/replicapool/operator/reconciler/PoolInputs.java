@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Clock;
 import java.util.List;
@@ -29,6 +30,15 @@ interface PoolInputs {
 
   /** A ConfigMap; null when there is none of that name. */
   ConfigMap configMap(String namespace, String name);
+
+  /**
+   * When ({@link System#nanoTime()}) the earliest Pod or Lease event for the pool since the last
+   * call was seen, {@code none} when there was none; forgets it. A reconcile takes it as it starts:
+   * the change it publishes was seen then, which is where its convergence time starts.
+   */
+  default long takeChangeSeen(ResourceID pool, long none) {
+    return none;
+  }
 
   /**
    * The event sources that fill these inputs and trigger reconciles; none when nothing caches.

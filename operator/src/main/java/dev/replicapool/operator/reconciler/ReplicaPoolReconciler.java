@@ -115,17 +115,25 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     long started = System.nanoTime();
     try {
       if (context.isPrimaryResourceDeleted()) {
+        inputs.takeChangeSeen(ResourceID.fromResource(pool), 0);
         forget(pool);
         return UpdateControl.noUpdate();
       }
-      return reconcileLive(pool, context.getClient());
+      return reconcileLive(pool, context.getClient(), started);
     } finally {
       metrics.reconcileDuration(System.nanoTime() - started);
     }
   }
 
-  private UpdateControl<ReplicaPool> reconcileLive(ReplicaPool pool, KubernetesClient client) {
+  /**
+   * @param started when this reconcile began ({@link System#nanoTime()}): what its snapshot's
+   *     convergence is measured from, unless a Pod or Lease event that asked for it came earlier
+   */
+  private UpdateControl<ReplicaPool> reconcileLive(
+      ReplicaPool pool, KubernetesClient client, long started) {
     long now = clock.millis();
+    // Taken first: an event that arrives from here on asks for another reconcile of its own.
+    long trigger = Math.min(started, inputs.takeChangeSeen(ResourceID.fromResource(pool), started));
     PoolState state =
         pools.open(ResourceID.fromResource(pool), pool.getMetadata().getUid()).orElse(null);
     if (state == null) {
@@ -134,7 +142,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     silentLeases.check(client, pool, observer.leases(pool), now);
     PoolObserver.Observed seen = observer.observe(pool, now);
     members.sync(pool, state, seen);
-    long version = push.publish(pool, state, seen.pods(), client);
+    long version = push.publish(pool, state, seen.pods(), client, trigger);
     report.problems(pool, seen);
     expiredLeases.collect(client, pool, seen.leases(), now);
     StatusBuilder.DataPlaneSync dataPlanes = syncState.apply(state.name());
@@ -188,6 +196,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
 
   /** Called on the prober's thread for every probe. */
   void onProbeResult(ProbeResult result) {
+    long seen = System.nanoTime(); // what the pushed snapshot's convergence is measured from
     PoolState state = pools.find(result.pool()).orElse(null);
     if (state == null || !state.has(result.address())) {
       return;
@@ -197,7 +206,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
         state.onProbe(result.address(), result.success(), result.latencyMillis(), result.error());
     // The data planes get every weight change at once; status follows state changes at once
     // (through a reconcile, off the probe thread) and drift at the periodic refresh.
-    push.publish(state);
+    push.publish(state, seen);
     // A leaving member's hand-over ends on probes (a new member routable, the cap): the reconcile
     // removes it.
     if (transition.isPresent() || state.handOverDue()) {

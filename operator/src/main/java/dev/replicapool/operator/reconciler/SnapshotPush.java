@@ -22,9 +22,18 @@ final class SnapshotPush {
     this.pools = pools;
   }
 
-  /** Publishes after a reconcile; returns the version the data planes should run. */
-  long publish(ReplicaPool pool, PoolState state, List<Pod> pods, KubernetesClient client) {
-    long version = publish(state);
+  /**
+   * Publishes after a reconcile; returns the version the data planes should run.
+   *
+   * @param triggerNanos when the change this reconcile acts on was seen ({@link System#nanoTime()})
+   */
+  long publish(
+      ReplicaPool pool,
+      PoolState state,
+      List<Pod> pods,
+      KubernetesClient client,
+      long triggerNanos) {
+    long version = publish(state, triggerNanos);
     RoutableGate gate = new RoutableGate(client);
     for (Pod pod : pods) {
       if (LabelSelectors.matches(pool.getSpec().selector, pod.getMetadata().getLabels())) {
@@ -38,14 +47,21 @@ final class SnapshotPush {
    * Publishes what the pool's state holds now, e.g. after a probe changed a weight; nothing once
    * the pool was deleted. Under the state's monitor, so that a probe result that raced the deletion
    * cannot publish after the removal.
+   *
+   * @param triggerNanos when the change was seen ({@link System#nanoTime()}), e.g. the probe result
    */
-  long publish(PoolState state) {
+  long publish(PoolState state, long triggerNanos) {
     synchronized (state) {
       if (!state.live()) {
         return publisher.version(state.name());
       }
       return publisher.publish(
-          state.name(), state.spec(), state.memberSnapshots(), state.tls(), state.upstreamTls());
+          state.name(),
+          state.spec(),
+          state.memberSnapshots(),
+          state.tls(),
+          state.upstreamTls(),
+          triggerNanos);
     }
   }
 

@@ -176,6 +176,26 @@ class StatusBuilderTest {
   }
 
   @Test
+  void theDataPlaneSyncedMessageSaysHowLongTheLastVersionTookToConverge() {
+    Condition applied =
+        condition(
+            build(List.of(), new StatusBuilder.DataPlaneSync(2, 2, 42, List.of(), 41, 12.4), null),
+            "DataPlaneSynced");
+    assertThat(applied.getMessage())
+        .isEqualTo(
+            "2/2 data planes applied version 42; version 41 reached every data plane 12 ms after"
+                + " the change");
+    ReplicaPoolStatus fast =
+        build(List.of(), new StatusBuilder.DataPlaneSync(2, 2, 42, List.of(), 42, 3.25), null);
+    assertThat(condition(fast, "DataPlaneSynced").getMessage())
+        .endsWith("; version 42 reached every data plane 3.3 ms after the change");
+    // A new figure alone is drift: it never makes a status write of its own at once.
+    ReplicaPoolStatus slower =
+        build(List.of(), new StatusBuilder.DataPlaneSync(2, 2, 42, List.of(), 42, 250), null);
+    assertThat(StatusDiff.classify(slower, fast)).isEqualTo(StatusDiff.Change.DRIFT);
+  }
+
+  @Test
   void theSameObservationsGiveAnEqualStatus() {
     ReplicaPoolStatus first = build(List.of(), null, null);
     ReplicaPoolStatus again = build(List.of(), null, first);
