@@ -1,6 +1,5 @@
 package dev.replicapool.e2e;
 
-import static dev.replicapool.e2e.SystemHarness.block;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,9 +9,7 @@ import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
-import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
-import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -52,18 +49,7 @@ class ConsistentHashIT {
           h.closeLater(
               ReplicaProcess.start("k" + i, "127.0.0.1", ReplicaProcess.freePort("127.0.0.1"))));
     }
-    second =
-        block(
-            DataPlane.start(
-                h.vertx,
-                new DataPlane.Config(
-                    ControlPlaneClient.Options.of(
-                            "127.0.0.1", h.operatorPort(), SystemHarness.TOKEN, "dp-chash-2")
-                        .withBackoff(50, 500),
-                    ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
-                    "127.0.0.1",
-                    0)));
-    h.closeLater(() -> block(second.stop()));
+    second = h.extraDataPlane("dp-chash-2", null, SystemHarness.TOKEN);
   }
 
   @AfterAll

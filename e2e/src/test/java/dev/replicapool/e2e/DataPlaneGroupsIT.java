@@ -11,10 +11,8 @@ import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.Tls;
 import dev.replicapool.api.wire.ControlPlaneProtocol;
 import dev.replicapool.api.wire.StreamMessage;
-import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.controlplane.WireCodec;
 import dev.replicapool.dataplane.DataPlane;
-import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.testing.OnEventLoop;
 import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
@@ -83,19 +81,7 @@ class DataPlaneGroupsIT {
   }
 
   static DataPlane dataPlane(String node, String group, String token) {
-    DataPlane dp =
-        block(
-            DataPlane.start(
-                h.vertx,
-                new DataPlane.Config(
-                    ControlPlaneClient.Options.of("127.0.0.1", h.operatorPort(), token, node)
-                        .withGroup(group)
-                        .withBackoff(50, 500),
-                    ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
-                    "127.0.0.1",
-                    0)));
-    h.closeLater(() -> block(dp.stop()));
-    return dp;
+    return h.extraDataPlane(node, group, token);
   }
 
   @AfterAll

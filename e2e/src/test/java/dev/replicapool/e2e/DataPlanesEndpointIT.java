@@ -1,13 +1,9 @@
 package dev.replicapool.e2e;
 
-import static dev.replicapool.e2e.SystemHarness.block;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
-import dev.replicapool.controlplane.ControlPlaneClient;
-import dev.replicapool.dataplane.DataPlane;
-import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -34,19 +30,7 @@ class DataPlanesEndpointIT {
   static void start() {
     h = new SystemHarness("dpview");
     replica = h.replicas("v1").get(0);
-    DataPlane edge =
-        block(
-            DataPlane.start(
-                h.vertx,
-                new DataPlane.Config(
-                    ControlPlaneClient.Options.of(
-                            "127.0.0.1", h.operatorPort(), SystemHarness.TOKEN, "dp-edge")
-                        .withGroup("edge")
-                        .withBackoff(50, 500),
-                    ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
-                    "127.0.0.1",
-                    0)));
-    h.closeLater(() -> block(edge.stop()));
+    h.extraDataPlane("dp-edge", "edge", SystemHarness.TOKEN);
   }
 
   @AfterAll

@@ -1,6 +1,5 @@
 package dev.replicapool.e2e;
 
-import static dev.replicapool.e2e.SystemHarness.block;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,9 +7,6 @@ import dev.replicapool.api.v1alpha1.Registration;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
-import dev.replicapool.controlplane.ControlPlaneClient;
-import dev.replicapool.dataplane.DataPlane;
-import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import java.net.URI;
@@ -41,18 +37,7 @@ class PushConvergenceIT {
   static void start() {
     h = new SystemHarness("converge");
     replicas = h.replicas("c1", "c2");
-    DataPlane second =
-        block(
-            DataPlane.start(
-                h.vertx,
-                new DataPlane.Config(
-                    ControlPlaneClient.Options.of(
-                            "127.0.0.1", h.operatorPort(), SystemHarness.TOKEN, "dp-second")
-                        .withBackoff(50, 500),
-                    ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
-                    "127.0.0.1",
-                    0)));
-    h.closeLater(() -> block(second.stop()));
+    h.extraDataPlane("dp-second", null, SystemHarness.TOKEN);
   }
 
   @AfterAll

@@ -90,6 +90,26 @@ final class SystemHarness implements AutoCloseable {
   }
 
   /**
+   * Starts one more data plane of the operator, named {@code node}, serving {@code group} (null:
+   * the default group) with {@code token}; stopped with this.
+   */
+  DataPlane extraDataPlane(String node, String group, String token) {
+    ControlPlaneClient.Options cp =
+        ControlPlaneClient.Options.of("127.0.0.1", operatorPort, token, node).withBackoff(50, 500);
+    DataPlane dp =
+        block(
+            DataPlane.start(
+                vertx,
+                new DataPlane.Config(
+                    group == null ? cp : cp.withGroup(group),
+                    ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
+                    "127.0.0.1",
+                    0)));
+    closeLater(() -> block(dp.stop()));
+    return dp;
+  }
+
+  /**
    * Starts replicas of these names on free loopback ports, one after the other; closed with this.
    */
   List<ReplicaProcess> replicas(String... names) {
