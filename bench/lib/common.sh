@@ -217,6 +217,16 @@ wrk_round() {
   echo -e "$4\t$1\t$rps\t$p50\t$p99\t$cpu\t$rss\t$(loadavg | cut -d' ' -f1)" | tee -a "$RES"
   echo "$o" | grep -E "Non-2xx|Socket errors" && log "  $1: errors above" || true
 }
+# jit_ramp PORT SECONDS: req/s in each of a fresh JVM's first seconds under load (its warm-up),
+# written to $OUT/ramp.txt and printed.
+jit_ramp() {
+  local ramp="" s
+  for s in $(seq 1 "$2"); do
+    ramp="$ramp $(wrk -t1 -c"$CONNS" -d1s -H "Host: $HOSTHDR" "http://127.0.0.1:$1/track/1" | awk '/Requests\/sec/{printf "%d", $2}')"
+  done
+  echo "$ramp" > "$OUT/ramp.txt"
+  echo "$ramp"
+}
 # wrk_summary TARGET...: medians of the rounds in $RES per target, req/s also as a ratio to HAProxy.
 wrk_summary() {
   python3 - "$RES" "$@" <<'PY' | tee -a "$OUT/log.txt"

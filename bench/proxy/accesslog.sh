@@ -11,8 +11,8 @@ RES="$OUT/accesslog.tsv"
 log "machine: $(machine)"
 static_backends 3
 cptool
-echo -e "mode\tround\treq_s\tp50_ms\tp99_ms\tcpu_us_per_req\tlines\tdropped" > "$RES"
-TICK_US=$((1000000 / $(getconf CLK_TCK)))
+wrk_header
+echo -e "mode\tround\tlines\tdropped" > "$OUT/accesslog-lines.tsv"
 
 for mode in off json text; do
   LOGFILE="$OUT/access-$mode.log"
@@ -26,29 +26,24 @@ for mode in off json text; do
     wrk -t1 -c"$CONNS" -d1s -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" >/dev/null
   done
   for r in $(seq 1 "$ROUNDS"); do
-    t0=$(cpu_ticks "$DP_PID")
-    o=$(wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" 2>&1)
-    t1=$(cpu_ticks "$DP_PID")
-    rps=$(echo "$o" | awk '/Requests\/sec/{print $2}')
-    n=$(echo "$o" | awk '/requests in/{print $1}')
-    p50=$(echo "$o" | awk '$1=="50%"{print $2}'); p99=$(echo "$o" | awk '$1=="99%"{print $2}')
-    cpu=$(awk -v d=$((t1 - t0)) -v n="$n" -v u="$TICK_US" 'BEGIN{printf "%.1f", d*u/n}')
+    wrk_round "$mode" "$DP_PORT" "$DP_PID" "$r"
     lines=$([ -f "$LOGFILE" ] && wc -l < "$LOGFILE" || echo 0)
     dropped=$(curl -s "http://127.0.0.1:$DP_ADMIN/metrics" | awk '/^replicapool_access_log_dropped_total/{print $2}')
-    echo -e "$mode\t$r\t$rps\t$p50\t$p99\t$cpu\t$lines\t${dropped:-0}" | tee -a "$RES"
-    echo "$o" | grep -E "Non-2xx|Socket errors" && log "  $mode: errors above" || true
+    echo -e "$mode\t$r\t$lines\t${dropped:-0}" >> "$OUT/accesslog-lines.tsv"
   done
   stop_pid "$DP_PID"
   rm -f "$LOGFILE" # a few hundred MB of lines
 done
-python3 - "$RES" <<'PY' | tee -a "$OUT/log.txt"
+python3 - "$RES" "$OUT/accesslog-lines.tsv" <<'PY' | tee -a "$OUT/log.txt"
 import sys, csv, statistics as st
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
+counts = list(csv.DictReader(open(sys.argv[2]), delimiter='\t'))
 base = None
 for mode in ("off", "json", "text"):
-    r = [x for x in rows if x["mode"] == mode]
+    r = [x for x in rows if x["target"] == mode]
+    c = [x for x in counts if x["mode"] == mode]
     rps = st.median(float(x["req_s"]) for x in r)
     cpu = st.median(float(x["cpu_us_per_req"]) for x in r)
     base = base or (rps, cpu)
-    print(f"{mode:5s} median req/s {rps:9.0f} ({rps / base[0]:.2f}x off)  cpu µs/req {cpu:5.1f} (+{cpu - base[1]:.1f})  dropped {r[-1]['dropped']}")
+    print(f"{mode:5s} median req/s {rps:9.0f} ({rps / base[0]:.2f}x off)  cpu µs/req {cpu:5.1f} (+{cpu - base[1]:.1f})  dropped {c[-1]['dropped']}")
 PY

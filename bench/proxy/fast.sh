@@ -27,12 +27,7 @@ declare -A PORT=([dataplane]=$DP_PORT [haproxy]=$HAPROXY_PORT [nginx]=$NGINX_POR
 declare -A PID=([dataplane]=$DP_PID [haproxy]=$HAPROXY_PID [nginx]=$NGINX_PID [direct]=$STATIC_PID)
 TARGETS=(dataplane haproxy nginx direct)
 # The JIT ramp: req/s in each of the first seconds under load after start (the warm-up).
-ramp=""
-for s in $(seq 1 "$WARMUP"); do
-  ramp="$ramp $(wrk -t1 -c"$CONNS" -d1s -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" | awk '/Requests\/sec/{printf "%d", $2}')"
-done
-echo "$ramp" > "$OUT/ramp.txt"
-log "data plane ramp, req/s per second from start:$ramp"
+log "data plane ramp, req/s per second from start:$(jit_ramp $DP_PORT "$WARMUP")"
 for x in haproxy nginx direct; do wrk -t1 -c"$CONNS" -d3s -H "Host: $HOSTHDR" "http://127.0.0.1:${PORT[$x]}/track/1" >/dev/null; done
 for r in $(seq 1 "$ROUNDS"); do
   for i in 0 1 2 3; do

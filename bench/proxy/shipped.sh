@@ -115,12 +115,7 @@ declare -A PORT=([shipped]=$DP_PORT [lean]=$LEAN_PORT [haproxy]=$HAPROXY_PORT [n
 declare -A PID=([shipped]=$SHIPPED_PID [lean]=$LEAN_PID [haproxy]=$HAPROXY_PID [nginx]=$NGINX_PID [direct]=$STATIC_PID [candidate]=${CANDIDATE_PID:-0})
 wrk_header
 # The JIT ramp of the shipped data plane: req/s in each of its first seconds under load.
-ramp=""
-for s in $(seq 1 "$WARMUP"); do
-  ramp="$ramp $(wrk -t1 -c"$CONNS" -d1s -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" | awk '/Requests\/sec/{printf "%d", $2}')"
-done
-echo "$ramp" > "$OUT/ramp.txt"
-log "shipped data plane ramp, req/s per second from start:$ramp"
+log "shipped data plane ramp, req/s per second from start:$(jit_ramp $DP_PORT "$WARMUP")"
 for x in "${TARGETS[@]:1}"; do
   w=3; [[ $x == lean || $x == candidate ]] && w=$WARMUP # the JVMs get the same warm-up
   wrk -t1 -c"$CONNS" -d${w}s -H "Host: $HOSTHDR" "http://127.0.0.1:${PORT[$x]}/track/1" >/dev/null
