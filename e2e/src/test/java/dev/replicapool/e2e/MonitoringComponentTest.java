@@ -131,6 +131,34 @@ class MonitoringComponentTest {
             });
   }
 
+  /**
+   * The dashboards' queries are PromQL that Prometheus parses: promtool checks them as recording
+   * rules, with Grafana's variables replaced by what they stand for.
+   */
+  @Test
+  void promtoolParsesEveryDashboardQuery() throws IOException {
+    List<Map<String, String>> records = new ArrayList<>();
+    try (var files = Files.list(DASHBOARDS)) {
+      for (Path file : files.sorted().toList()) {
+        for (JsonNode panel : panels(JSON.readTree(file.toFile()))) {
+          for (JsonNode t : panel.path("targets")) {
+            String expr =
+                t.path("expr").asText().replace("$__rate_interval", "5m").replace("$pool", ".*");
+            records.add(Map.of("record", "dashboard_query_" + records.size(), "expr", expr));
+          }
+        }
+      }
+    }
+    assertThat(records).isNotEmpty();
+    Path dir = Files.createTempDirectory("replicapool-dashboard-queries-");
+    YAML.writeValue(
+        dir.resolve("queries.yaml").toFile(),
+        Map.of("groups", List.of(Map.of("name", "dashboards", "rules", records))));
+    Result check = run(dir, promtool(), "check", "rules", "queries.yaml");
+    assertThat(check.exitCode()).as(check.output()).isZero();
+    assertThat(check.output()).contains("SUCCESS: " + records.size() + " rules found");
+  }
+
   // ---------------------------------------------------------------- metric names
 
   @Test
