@@ -231,6 +231,7 @@ class MonitoringComponentTest {
     operator.members("a/p", List.<OperatorMetrics.HasState>of(() -> MemberState.Healthy));
     operator.reconcileDuration(1_000_000);
     operator.pushConvergence("a/p", 12_000_000);
+    operator.poolStatus("a/p", Map.of("Ready", true), 3, 2);
     names.addAll(sampleNames(operator.scrape()));
 
     Vertx vertx = Vertx.vertx();

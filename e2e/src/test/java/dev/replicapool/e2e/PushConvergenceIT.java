@@ -90,6 +90,11 @@ class PushConvergenceIT {
               assertThat(count(metrics(), pool)).isPositive();
             });
     long before = count(metrics(), pool);
+    // What the status says is there for alerts too (manifests/components/monitoring).
+    assertThat(metrics())
+        .contains(
+            "replicapool_pool_condition{condition=\"Ready\",pool=\"" + pool + "\"} 1.0",
+            "replicapool_pool_routable_members{pool=\"" + pool + "\"} 2.0");
 
     // The member change: a replica dies, its next probe fails, the snapshot without it is pushed.
     replicas.get(1).kill();
@@ -99,6 +104,8 @@ class PushConvergenceIT {
             () -> {
               String body = metrics();
               assertThat(count(body, pool)).isGreaterThan(before);
+              assertThat(body)
+                  .contains("replicapool_pool_routable_members{pool=\"" + pool + "\"} 1.0");
               assertThat(body)
                   .containsPattern(
                       "replicapool_push_convergence_seconds_bucket\\{[^}]*pool=\""

@@ -18,7 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * The operator's Prometheus metrics: probes, state transitions, reconcile time, members by state,
- * push convergence time.
+ * push convergence time, and what the pool's status says (its conditions, routable members and the
+ * capacity block's minimum) so that alerts need not read the API.
  */
 public final class OperatorMetrics {
   private final PrometheusMeterRegistry registry =
@@ -29,6 +30,7 @@ public final class OperatorMetrics {
           .publishPercentiles(0.5, 0.99)
           .register(registry);
   private final Map<String, Map<MemberState, AtomicInteger>> members = new ConcurrentHashMap<>();
+  private final Map<String, PoolGauges> pools = new ConcurrentHashMap<>();
 
   /**
    * Buckets of {@code replicapool_push_convergence_seconds}: 1 ms (a probe, a push and an ACK on
@@ -118,9 +120,76 @@ public final class OperatorMetrics {
     gauges.forEach((s, v) -> v.set(counts.getOrDefault(s, 0)));
   }
 
+  /**
+   * Sets what the pool's status says: each condition as 1 (True) or 0 ({@code
+   * replicapool_pool_condition{pool,condition}}), its routable members ({@code
+   * replicapool_pool_routable_members}) and, with a capacity block, the replicas it needs at peak
+   * ({@code replicapool_pool_capacity_min_replicas}, absent otherwise).
+   */
+  public void poolStatus(
+      String pool, Map<String, Boolean> conditions, int routable, Integer minReplicas) {
+    PoolGauges g = pools.computeIfAbsent(pool, PoolGauges::new);
+    // A condition the status no longer has (Reconciled, once reconciles succeed again) goes.
+    g.conditions.keySet().stream()
+        .filter(t -> !conditions.containsKey(t))
+        .toList()
+        .forEach(t -> registry.remove(g.conditions.remove(t).gauge()));
+    conditions.forEach(
+        (type, status) ->
+            g.conditions
+                .computeIfAbsent(
+                    type,
+                    t -> {
+                      AtomicInteger v = new AtomicInteger();
+                      Gauge gauge =
+                          Gauge.builder("replicapool.pool.condition", v, AtomicInteger::get)
+                              .description("The pool's status conditions: 1 True, 0 False")
+                              .tag("pool", pool)
+                              .tag("condition", t)
+                              .register(registry);
+                      return new ConditionGauge(gauge, v);
+                    })
+                .value()
+                .set(status ? 1 : 0));
+    g.routable.set(routable);
+    if (minReplicas == null) {
+      if (g.minReplicasGauge != null) {
+        registry.remove(g.minReplicasGauge);
+        g.minReplicasGauge = null;
+      }
+      return;
+    }
+    g.minReplicas.set(minReplicas);
+    if (g.minReplicasGauge == null) {
+      g.minReplicasGauge =
+          Gauge.builder("replicapool.pool.capacity.min.replicas", g.minReplicas, AtomicInteger::get)
+              .description("Replicas the pool's capacity block needs at peak (status.capacity)")
+              .tag("pool", pool)
+              .register(registry);
+    }
+  }
+
+  private record ConditionGauge(Gauge gauge, AtomicInteger value) {}
+
+  /** The status gauges of one pool. */
+  private final class PoolGauges {
+    final Map<String, ConditionGauge> conditions = new ConcurrentHashMap<>();
+    final AtomicInteger routable = new AtomicInteger();
+    final AtomicInteger minReplicas = new AtomicInteger();
+    Gauge minReplicasGauge;
+
+    PoolGauges(String pool) {
+      Gauge.builder("replicapool.pool.routable.members", routable, AtomicInteger::get)
+          .description("Members the pool's status counts as routable")
+          .tag("pool", pool)
+          .register(registry);
+    }
+  }
+
   /** Drops a deleted pool's series. */
   public void forget(String pool) {
     members.remove(pool);
+    pools.remove(pool);
     registry.getMeters().stream()
         .filter(m -> pool.equals(m.getId().getTag("pool")))
         .toList()

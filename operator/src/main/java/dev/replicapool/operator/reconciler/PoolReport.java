@@ -6,11 +6,13 @@ import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.PanicEvents;
 import dev.replicapool.operator.status.StatusBuilder;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * What a reconcile tells besides status: Warning Events for configuration problems, refusals and
- * panic routing (each refusal and each entry into panic once, not on every reconcile), and the
- * member-state gauges.
+ * panic routing (each refusal and each entry into panic once, not on every reconcile), the
+ * member-state gauges and the gauges of what the status says.
  */
 final class PoolReport {
   private final EventRecorder events;
@@ -54,6 +56,19 @@ final class PoolReport {
   /** An Event on entering and on leaving panic routing. */
   void panic(ReplicaPool pool, PoolState state, ReplicaPoolStatus status) {
     state.setPanicking(panicEvents.observe(pool, state.panicking(), status));
+  }
+
+  /** The status's conditions, routable members and capacity minimum, as gauges for alerts. */
+  void poolStatus(PoolState state, ReplicaPoolStatus status) {
+    Map<String, Boolean> conditions = new LinkedHashMap<>();
+    if (status.conditions != null) {
+      status.conditions.forEach(c -> conditions.put(c.getType(), "True".equals(c.getStatus())));
+    }
+    metrics.poolStatus(
+        state.name(),
+        conditions,
+        status.routable == null ? 0 : status.routable,
+        status.capacity == null ? null : status.capacity.minReplicas);
   }
 
   void memberStates(PoolState state) {

@@ -150,6 +150,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     ReplicaPoolStatus status = buildStatus(pool, state, seen, dataPlanes, version);
     report.panic(pool, state, status);
     report.memberStates(state);
+    report.poolStatus(state, status);
     return statusWriter.write(pool, status, state, seen.members(), now);
   }
 

@@ -2,6 +2,7 @@ package dev.replicapool.operator.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class OperatorMetricsTest {
@@ -28,6 +29,27 @@ class OperatorMetricsTest {
   @Test
   void aDeletedPoolLosesItsConvergenceSeries() {
     metrics.pushConvergence("ns/a", 3_000_000);
+    metrics.forget("ns/a");
+    assertThat(metrics.scrape()).doesNotContain("pool=\"ns/a\"");
+  }
+
+  @Test
+  void thePoolsStatusIsGaugesForAlerts() {
+    metrics.poolStatus("ns/a", Map.of("Ready", true, "Reconciled", false), 3, 2);
+    assertThat(metrics.scrape())
+        .contains("replicapool_pool_condition{condition=\"Ready\",pool=\"ns/a\"} 1.0")
+        .contains("replicapool_pool_condition{condition=\"Reconciled\",pool=\"ns/a\"} 0.0")
+        .contains("replicapool_pool_routable_members{pool=\"ns/a\"} 3.0")
+        .contains("replicapool_pool_capacity_min_replicas{pool=\"ns/a\"} 2.0");
+
+    // Ready goes False, Reconciled leaves the status, the capacity block is taken out.
+    metrics.poolStatus("ns/a", Map.of("Ready", false), 1, null);
+    assertThat(metrics.scrape())
+        .contains("replicapool_pool_condition{condition=\"Ready\",pool=\"ns/a\"} 0.0")
+        .doesNotContain("Reconciled")
+        .contains("replicapool_pool_routable_members{pool=\"ns/a\"} 1.0")
+        .doesNotContain("replicapool_pool_capacity_min_replicas");
+
     metrics.forget("ns/a");
     assertThat(metrics.scrape()).doesNotContain("pool=\"ns/a\"");
   }
