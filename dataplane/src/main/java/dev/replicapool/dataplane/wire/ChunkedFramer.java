@@ -9,7 +9,8 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>The bytes pass on unchanged, so a line end the framer accepts is one the receiver must read
  * the same way. A request's framing is {@link #strict}: a bare LF ends no line there (RFC 9112 7.1
- * asks for CRLF; a member that reads it otherwise would see another body, or another request). An
+ * asks for CRLF; a member that reads it otherwise would see another body, or another request), and
+ * whitespace after a chunk size must lead to a ";" extension (7.1.1: "5 " alone is no size). An
  * answer's framing is lenient (a bare LF ends a line, RFC 9112 2.2) and goes to the one client that
  * asked for it.
  */
@@ -35,6 +36,7 @@ public final class ChunkedFramer {
   private static final int TRAILER_LINE = 7;
   private static final int TRAILER_LF = 8;
   private static final int END_LF = 9;
+  private static final int SIZE_BWS = 10;
 
   private static final int MAX_LINE = 4096;
 
@@ -117,6 +119,7 @@ public final class ChunkedFramer {
     return switch (state) {
       case SIZE -> size(b);
       case EXTENSION -> extension(b);
+      case SIZE_BWS -> sizeBws(b);
       case SIZE_LF -> b == '\n' ? sizeDone() : MALFORMED;
       case DATA_CR -> dataCr(b);
       case DATA_LF -> b == '\n' ? newChunk() : MALFORMED;
@@ -138,15 +141,27 @@ public final class ChunkedFramer {
       return GO_ON;
     } else if (sizeDigits == 0) {
       return MALFORMED;
-    } else if (b == ';' || b == ' ' || b == '\t') {
+    } else if (b == ';' || (!strict && (b == ' ' || b == '\t'))) {
       state = EXTENSION;
       lineBytes = 0;
+      return GO_ON;
+    } else if (b == ' ' || b == '\t') {
+      state = SIZE_BWS; // RFC 9112 7.1.1: whitespace after the size only before a ";"
       return GO_ON;
     } else if (b == '\r') {
       state = SIZE_LF;
       return GO_ON;
     }
     return b == '\n' && !strict ? sizeDone() : MALFORMED;
+  }
+
+  private int sizeBws(byte b) {
+    if (b == ';') {
+      state = EXTENSION;
+      lineBytes = 0;
+      return GO_ON;
+    }
+    return b == ' ' || b == '\t' ? GO_ON : MALFORMED;
   }
 
   private int extension(byte b) {

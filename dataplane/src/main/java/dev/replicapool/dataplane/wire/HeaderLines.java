@@ -102,7 +102,19 @@ class HeaderLines {
   static final int TOKEN_CLOSE = 1;
   static final int TOKEN_KEEP_ALIVE = 2;
   static final int TOKEN_UPGRADE = 4;
+
+  /**
+   * The Connection header names Content-Length, Transfer-Encoding or Host: dropping them as
+   * hop-by-hop would leave the message framed by a header the next hop never sees (request
+   * smuggling), so they are not dropped and the message is refused.
+   */
+  static final int TOKEN_FRAMING = 8;
+
   private static final byte[] CLOSE = Ascii.bytes("close");
+  private static final byte[][] FRAMING =
+      new byte[][] {
+        Ascii.bytes("content-length"), Ascii.bytes("transfer-encoding"), Ascii.bytes("host")
+      };
   private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
   private static final byte[] UPGRADE = Ascii.bytes("upgrade");
 
@@ -121,11 +133,22 @@ class HeaderLines {
         found |= TOKEN_KEEP_ALIVE;
       } else if (Ascii.equalsLower(bytes, t[0], t[1], UPGRADE)) {
         found |= TOKEN_UPGRADE;
+      } else if (framing(t[0], t[1])) {
+        found |= TOKEN_FRAMING;
       } else if (t[1] > t[0]) {
         dropNamed(t[0], t[1]);
       }
     }
     return found;
+  }
+
+  private boolean framing(int from, int to) {
+    for (byte[] f : FRAMING) {
+      if (Ascii.equalsLower(bytes, from, to, f)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   String value(int i) {

@@ -88,6 +88,10 @@ final class RequestHeaders extends HeaderLines {
       return transferEncoding(i);
     } else if (len == 10 && first == 'c' && nameIs(i, CONNECTION)) {
       int tokens = connectionTokens(i);
+      if ((tokens & TOKEN_FRAMING) != 0) {
+        return WireError.badRequest(
+            "connection must not name content-length, transfer-encoding or host");
+      }
       closeAfter |= (tokens & TOKEN_CLOSE) != 0;
       connectionUpgrade |= (tokens & TOKEN_UPGRADE) != 0;
       drop(i);

@@ -121,7 +121,11 @@ public final class ResponseHead {
         chunked = true;
         lines.drop(i);
       } else if (lines.nameIs(i, CONNECTION)) {
-        keepAlive = keepAlive(lines.connectionTokens(i), keepAlive);
+        int tokens = lines.connectionTokens(i);
+        if ((tokens & HeaderLines.TOKEN_FRAMING) != 0) {
+          return "connection names content-length or transfer-encoding";
+        }
+        keepAlive = keepAlive(tokens, keepAlive);
         lines.drop(i);
       } else if (lines.nameIs(i, KEEP_ALIVE) || lines.nameIs(i, PROXY_CONNECTION)) {
         lines.drop(i);

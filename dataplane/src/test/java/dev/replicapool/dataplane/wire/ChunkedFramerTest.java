@@ -79,4 +79,17 @@ class ChunkedFramerTest {
       assertThat(f.payload()).isEqualTo(5);
     }
   }
+
+  @Test
+  void inARequestWhitespaceAfterTheSizeOnlyLeadsToAnExtension() {
+    ByteBuf spaced = buf("5 \r\nhello\r\n0\r\n\r\n");
+    assertThat(ChunkedFramer.strict().feed(spaced, 0, spaced.writerIndex(), null))
+        .isEqualTo(ChunkedFramer.MALFORMED);
+    ByteBuf answer = buf("5 \r\nhello\r\n0\r\n\r\n");
+    assertThat(ChunkedFramer.lenient().feed(answer, 0, answer.writerIndex(), null))
+        .isEqualTo(answer.writerIndex());
+    ByteBuf extension = buf("5 \t;a=1\r\nhello\r\n0\r\n\r\n");
+    assertThat(ChunkedFramer.strict().feed(extension, 0, extension.writerIndex(), null))
+        .isEqualTo(extension.writerIndex());
+  }
 }

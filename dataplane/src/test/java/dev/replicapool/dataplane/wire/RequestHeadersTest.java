@@ -73,4 +73,23 @@ class RequestHeadersTest {
     assertThat(read("Accept: */*\r\n").conclude(false, 0, 0))
         .isEqualTo(WireError.badRequest("missing Host header"));
   }
+
+  @Test
+  void aConnectionHeaderThatNamesAFramingHeaderIsRefused() {
+    // Dropping Content-Length as hop-by-hop would send the body unframed: the member would read
+    // it as the next request.
+    for (String named : new String[] {"Content-Length", "transfer-encoding", "HOST"}) {
+      byte[] b =
+          ("Host: a\r\nConnection: keep-alive, " + named + "\r\nContent-Length: 5\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1);
+      RequestHeaders h = new RequestHeaders();
+      h.reset(b);
+      assertThat(HeadScanner.headers(b, 0, b.length, h)).isNull();
+      WireError e = h.read();
+      assertThat(e).as(named).isNotNull();
+      assertThat(e.status()).isEqualTo(400);
+    }
+    RequestHeaders other = read("Host: a\r\nConnection: X-Hop\r\nX-Hop: 1\r\n");
+    assertThat(other.dropped(2)).isTrue(); // any other field it names still goes
+  }
 }

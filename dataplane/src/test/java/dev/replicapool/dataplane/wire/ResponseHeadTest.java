@@ -62,4 +62,14 @@ class ResponseHeadTest {
             false);
     assertThat(downstream(r, false)).contains("connection: upgrade\r\nupgrade: websocket\r\n");
   }
+
+  @Test
+  void anAnswerWhoseConnectionNamesContentLengthIsInvalid() {
+    ByteBuf b =
+        Unpooled.copiedBuffer(
+            "HTTP/1.1 200 OK\r\nConnection: Content-Length\r\nContent-Length: 3\r\n\r\n",
+            StandardCharsets.ISO_8859_1);
+    assertThat(new ResponseHead().parse(b, HeadScanner.headLength(b, 8192, 8192), false))
+        .contains("content-length");
+  }
 }
