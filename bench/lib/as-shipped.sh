@@ -1,0 +1,88 @@
+# Sourced after common.sh by the benchmarks that run the data plane as users run it
+# (bench/proxy/shipped.sh, bench/soak/run.sh): the jars as the images copy them, the image's JVM
+# flags (SHIPPED_FLAGS), a local run (API server, operator, sample replicas) as the control plane
+# and neighbours, a pool applied with kubectl, and dp_start for a data plane fed by that operator.
+KUBECTL=${KUBECTL:-$(ls "$HOME"/.kubeapitest/k8s/*/kubectl 2>/dev/null | head -1)}
+[ -x "$KUBECTL" ] || { echo "no kubectl: run scripts/provision-k8s.sh" >&2; exit 1; }
+LOCAL_TRAFFIC=$((BACKEND_BASE + 12)); LOCAL_ADMIN=$((BACKEND_BASE + 13))
+OP_PORT=$((BACKEND_BASE + 14)); OP_ADMIN=$((BACKEND_BASE + 15))
+
+# The jars as the images copy them (target/*.jar with target/lib/), rebuilt when a source is newer.
+DP_JAR="$ROOT/dataplane/target/replicapool-dataplane.jar"; LOCAL_JAR="$ROOT/local/target/replicapool-local.jar"
+stale() { [ ! -f "$1" ] || [ -n "$(cd "$ROOT" && find . -path ./.git -prune -o -path ./bench -prune -o \( -name '*.java' -o -name pom.xml \) -newer "$1" -print -quit)" ]; }
+if stale "$DP_JAR" || stale "$LOCAL_JAR"; then
+  log "building the jars"
+  (cd "$ROOT" && mvn -B -q -ntp -o -DskipTests -Dspotless.check.skip=true package -pl dataplane,local -am)
+fi
+
+# The image's java command line, and the manifest's memory limit as the JVM sees it in a cgroup.
+ENTRY=$(python3 - "$ROOT/dataplane/Dockerfile" <<'PY'
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("ENTRYPOINT")][-1]
+argv = json.loads(line[len("ENTRYPOINT"):])
+assert argv[0] == "java" and argv[-2:] == ["-jar", "/app/app.jar"], argv
+print(" ".join(argv[1:-2]))
+PY
+)
+LIMIT=$(python3 - "$ROOT/manifests/dataplane.yaml" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"limits:\s*\n\s*memory:\s*(\d+)Mi", text)
+print(m.group(1) + "m")
+PY
+)
+SHIPPED_FLAGS="$ENTRY -XX:MaxRAM=$LIMIT"
+
+# local_run_start: the local run, in $OUT (its state directory .local goes there); it finds the CRD
+# and the example pools from its working directory upwards, which $OUT need not be inside.
+local_run_start() {
+  log "starting the local run (API server, operator, sample replicas, example pools)"
+  ln -sfn "$ROOT/crds" "$OUT/crds"; ln -sfn "$ROOT/examples" "$OUT/examples"
+  (cd "$OUT" && exec java -XX:+UseSerialGC -jar "$LOCAL_JAR" --traffic-port $LOCAL_TRAFFIC \
+    --admin-port $LOCAL_ADMIN --operator-port $OP_PORT --operator-admin $OP_ADMIN) >"$OUT/local-run.log" 2>&1 &
+  LOCAL_PID=$!
+  # The local run stops what it started (API server, replicas) on SIGTERM; give it the time to.
+  stop_local() { kill "$LOCAL_PID" 2>/dev/null && timeout 30 tail --pid="$LOCAL_PID" -f /dev/null; }
+  trap 'stop_local; cleanup' EXIT
+  end=$((SECONDS + 180))
+  until grep -q "ReplicaPool runs locally" "$OUT/local-run.log"; do
+    kill -0 $LOCAL_PID 2>/dev/null || { tail -20 "$OUT/local-run.log"; exit 1; }
+    [ $SECONDS -lt $end ] || { echo "the local run did not get ready" >&2; exit 1; }
+    sleep 1
+  done
+  export KUBECONFIG="$OUT/.local/kubeconfig"
+}
+
+# bench_pool_apply: three static nginx backends and the pool "bench" over them, as a user writes
+# it: members, host, policy; the CRD fills in the rest. Its data planes are the group "bench", so
+# the local run's own data plane does not serve it.
+bench_pool_apply() {
+  static_backends 3
+  "$KUBECTL" apply -f - >/dev/null <<YAML
+apiVersion: replicapool.dev/v1alpha1
+kind: ReplicaPool
+metadata: {name: bench, namespace: default}
+spec:
+  endpoints:
+$(for i in 1 2 3; do echo "    - {host: 127.0.0.1, port: $((BACKEND_BASE + i))}"; done)
+  route: {hosts: [$HOSTHDR]}
+  healthCheck: {path: /healthz}
+  routing: {policy: RoundRobin}
+  dataPlaneGroups: [bench]
+YAML
+  "$KUBECTL" get rp bench -o yaml > "$OUT/pool.yaml"
+}
+
+# dp_start NAME PORT ADMIN FLAGS...: the data plane jar, fed by the local run's operator.
+dp_start() {
+  local name=$1 port=$2 admin=$3; shift 3
+  java "$@" -jar "$DP_JAR" --control-plane 127.0.0.1:$OP_PORT --token-file "$OUT/.local/control-plane-token" \
+    --node "$name" --group bench --listen 127.0.0.1:$port --tls-listen off --admin-port 127.0.0.1:$admin \
+    --drain-seconds=10 --access-log=stdout --instances 1 >"$OUT/dataplane-$name.log" 2>&1 &
+  PIDS+=($!); eval "${name^^}_PID=$!"
+  local end=$((SECONDS + 30))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOSTHDR" "http://127.0.0.1:$port/track/1")" = 200 ]; do
+    [ $SECONDS -lt $end ] || { echo "data plane $name does not route the pool" >&2; tail -20 "$OUT/dataplane-$name.log"; exit 1; }
+    sleep 0.2
+  done
+}
