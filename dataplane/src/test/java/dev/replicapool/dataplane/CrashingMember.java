@@ -2,14 +2,18 @@ package dev.replicapool.dataplane;
 
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.wire.MemberSnapshot;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.impl.ConnectionBase;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,8 +44,33 @@ final class CrashingMember {
      * Crash before reading: a plain TCP listener that closes every connection as it accepts it, so
      * no byte of a request is ever read (nothing is recorded but the connection).
      */
-    CLOSE_ON_ACCEPT
+    CLOSE_ON_ACCEPT,
+    /** Read the request, never answer it (past any per-try timeout): the connection stays open. */
+    STALL,
+    /**
+     * Send the answer's head and part of its body, then cut it: an HTTP/1.1 connection is closed
+     * (FIN, the chunked body unfinished), an HTTP/2 stream reset with CANCEL.
+     */
+    RESET_MID_ANSWER,
+    /**
+     * HTTP/2 only: answer the connection preface with GOAWAY(last-stream-id 0, NO_ERROR), so no
+     * stream of the connection is processed (those opened are ignored, as RFC 9113 6.8 says).
+     */
+    GOAWAY_AT_PREFACE,
+    /**
+     * HTTP/2 only: read the request, then GOAWAY whose last-stream-id is the request's stream ("may
+     * have been processed"), and close the connection without an answer.
+     */
+    GOAWAY_AFTER_READ,
+    /**
+     * HTTP/1.1 only: answer the request twice, in one write: 200 with its name, then a second 200
+     * with the body {@code stray} that nobody asked for.
+     */
+    EXTRA_ANSWER
   }
+
+  /** The body of the answer nobody asked for ({@link Mode#EXTRA_ANSWER}). */
+  static final String STRAY = "stray";
 
   /** One request as the member read it. */
   record Received(String method, String path, String body) {}
@@ -94,7 +123,13 @@ final class CrashingMember {
     server =
         vertx
             .createHttpServer()
-            .connectionHandler(c -> accepted.incrementAndGet())
+            .connectionHandler(
+                c -> {
+                  accepted.incrementAndGet();
+                  if (mode == Mode.GOAWAY_AT_PREFACE) {
+                    c.goAway(0, 0);
+                  }
+                })
             .requestHandler(
                 req ->
                     req.body()
@@ -109,6 +144,10 @@ final class CrashingMember {
                                 case ANSWER_503 -> req.response().setStatusCode(503).end(name);
                                 case ANSWER -> answer(req);
                                 case CLOSE_ON_ACCEPT -> throw new IllegalStateException();
+                                case STALL, GOAWAY_AT_PREFACE -> {} // no answer, ever
+                                case RESET_MID_ANSWER -> resetMidAnswer(req);
+                                case GOAWAY_AFTER_READ -> goAwayAfterRead(req);
+                                case EXTRA_ANSWER -> answerTwice(req);
                               }
                             }))
             .listen(0, "127.0.0.1")
@@ -152,6 +191,76 @@ final class CrashingMember {
     Channel ch = ((ConnectionBase) req.connection()).channel();
     ch.config().setOption(ChannelOption.SO_LINGER, 0);
     ch.unsafe().close(ch.unsafe().voidPromise()); // no GOAWAY, no FIN: a reset, as from a crash
+  }
+
+  private static boolean grpc(HttpServerRequest req) {
+    String type = req.getHeader("content-type");
+    return type != null && type.startsWith("application/grpc");
+  }
+
+  /** Bytes written below every codec of the connection, as they are. */
+  private static io.netty.channel.ChannelFuture writeRaw(HttpServerRequest req, byte[] bytes) {
+    Channel ch = ((ConnectionBase) req.connection()).channel();
+    return ch.pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(bytes));
+  }
+
+  private void resetMidAnswer(HttpServerRequest req) {
+    HttpServerResponse r = req.response().setChunked(true).putHeader("x-replica", name);
+    Buffer part;
+    if (grpc(req)) {
+      r.putHeader("content-type", "application/grpc");
+      part = Buffer.buffer().appendByte((byte) 0).appendInt(100).appendString("only part");
+    } else {
+      part = Buffer.buffer("only part of the answer");
+    }
+    r.write(part)
+        .onComplete(
+            x -> {
+              if (req.version() == HttpVersion.HTTP_2) {
+                r.reset(0x8); // CANCEL
+              } else {
+                ((ConnectionBase) req.connection()).channel().close(); // FIN, body unfinished
+              }
+            });
+  }
+
+  private void goAwayAfterRead(HttpServerRequest req) {
+    ByteBuffer goAway = ByteBuffer.allocate(9 + 8);
+    goAway.put((byte) 0).putShort((short) 8).put((byte) 0x7).put((byte) 0).putInt(0);
+    goAway.putInt(req.streamId()).putInt(0); // last-stream-id: this stream; NO_ERROR
+    Channel ch = ((ConnectionBase) req.connection()).channel();
+    writeRaw(req, goAway.array()).addListener(f -> ch.pipeline().firstContext().close());
+  }
+
+  private void answerTwice(HttpServerRequest req) {
+    byte[] first;
+    if (grpc(req)) {
+      byte[] msg = name.getBytes(StandardCharsets.UTF_8);
+      int size = 5 + msg.length;
+      ByteBuffer frame = ByteBuffer.allocate(size).put((byte) 0).putInt(msg.length).put(msg);
+      Buffer b =
+          Buffer.buffer(
+                  "HTTP/1.1 200 OK\r\ncontent-type: application/grpc\r\n"
+                      + "transfer-encoding: chunked\r\n\r\n"
+                      + Integer.toHexString(size)
+                      + "\r\n")
+              .appendBytes(frame.array())
+              .appendString("\r\n0\r\ngrpc-status: 0\r\n\r\n");
+      first = b.getBytes();
+    } else {
+      first =
+          ("HTTP/1.1 200 OK\r\ncontent-length: "
+                  + name.length()
+                  + "\r\nx-replica: "
+                  + name
+                  + "\r\n\r\n"
+                  + name)
+              .getBytes(StandardCharsets.ISO_8859_1);
+    }
+    byte[] stray =
+        ("HTTP/1.1 200 OK\r\ncontent-length: " + STRAY.length() + "\r\n\r\n" + STRAY)
+            .getBytes(StandardCharsets.ISO_8859_1);
+    writeRaw(req, Buffer.buffer(first).appendBytes(stray).getBytes());
   }
 
   MemberSnapshot snapshot(double weight) {

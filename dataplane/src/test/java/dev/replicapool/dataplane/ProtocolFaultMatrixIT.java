@@ -7,32 +7,10 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.CrashingMember.Mode;
 import dev.replicapool.dataplane.CrashingMember.Seen;
-import dev.replicapool.testing.OnEventLoop;
-import io.grpc.CallOptions;
-import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.ClientCalls;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
-import io.vertx.core.http.RequestOptions;
-import io.vertx.core.net.SocketAddress;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -53,31 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * bytes the proxy kept), and then the same bytes; the client got the other member's answer, or the
  * 502 (gRPC: UNAVAILABLE, never INTERNAL) or the member's 503.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ProtocolFaultMatrixIT extends DataPlaneTestBase {
-  enum Client {
-    H1("HTTP/1.1"),
-    H2("HTTP/2 prior knowledge"),
-    GRPC("grpc-java");
-
-    final String label;
-
-    Client(String label) {
-      this.label = label;
-    }
-  }
-
-  enum Members {
-    HTTP("http"),
-    H2C("kubernetes.io/h2c");
-
-    final String appProtocol;
-
-    Members(String appProtocol) {
-      this.appProtocol = appProtocol;
-    }
-  }
-
+class ProtocolFaultMatrixIT extends FaultMatrixBase {
   enum Fault {
     REFUSED("connection refused"),
     CLOSE_ON_ACCEPT("crash before reading"),
@@ -87,19 +41,6 @@ class ProtocolFaultMatrixIT extends DataPlaneTestBase {
     final String label;
 
     Fault(String label) {
-      this.label = label;
-    }
-  }
-
-  enum Request {
-    GET("GET"),
-    POST_LENGTH("POST with content-length"),
-    POST_NO_LENGTH("POST without content-length"),
-    GRPC_UNARY("gRPC unary");
-
-    final String label;
-
-    Request(String label) {
       this.label = label;
     }
   }
@@ -172,42 +113,6 @@ class ProtocolFaultMatrixIT extends DataPlaneTestBase {
     return all.stream();
   }
 
-  static final String ANSWERING = "answering";
-  static final String GRPC_PATH = "/replicapool.test.Echo/Unary";
-
-  final AtomicInteger cellNumber = new AtomicInteger();
-  HttpClient h2;
-  ManagedChannel channel;
-
-  // One control plane and data plane for every cell (DataPlaneTestBase starts them per test).
-  @Override
-  void startControlPlane() {}
-
-  @Override
-  void stopAll() {}
-
-  @BeforeAll
-  void startShared() {
-    super.startControlPlane();
-    startDataPlane();
-    h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort()).usePlaintext().build();
-  }
-
-  @AfterAll
-  void stopShared() {
-    channel.shutdownNow();
-    h2.close().await();
-    super.stopAll();
-  }
-
-  /** What the client got: an HTTP status and body, or a gRPC status and message. */
-  record Outcome(String status, String body) {}
-
   @ParameterizedTest(name = "{0}")
   @MethodSource("cells")
   void aRequestIsSentAgainOnlyAsTheTableSays(Cell cell) throws Exception {
@@ -243,8 +148,8 @@ class ProtocolFaultMatrixIT extends DataPlaneTestBase {
       publish(b);
 
       byte[] body = body(n);
-      Outcome got = send(cell, host, body);
-      Seen sent = expectedSeen(cell, body);
+      Outcome got = send(cell.client(), cell.request(), host, body);
+      Seen sent = expectedSeen(cell.request(), body);
       List<String> retries = retryReasons("matrix/c" + n);
       System.out.println("CELL " + cell + ": " + got.status() + ", retries " + retries);
 
@@ -260,7 +165,7 @@ class ProtocolFaultMatrixIT extends DataPlaneTestBase {
       }
       if (cell.sentAgain()) {
         assertThat(answering.seen).as("%s: sent again, byte for byte", cell).containsExactly(sent);
-        assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell), ANSWERING));
+        assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell.client()), ANSWERING));
       } else if (cell.fault() == Fault.CLOSE_ON_ACCEPT && !answering.seen.isEmpty()) {
         // The member closed the connection before the request's stream or bytes went out: a
         // connect failure, after which the table lets any request go to another member. Only
@@ -269,7 +174,7 @@ class ProtocolFaultMatrixIT extends DataPlaneTestBase {
             .as("%s: sent on once, byte for byte", cell)
             .containsExactly(sent);
         assertThat(retries).as("%s: why it was sent on", cell).containsExactly("connect_failure");
-        assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell), ANSWERING));
+        assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell.client()), ANSWERING));
       } else {
         assertThat(answering.seen).as("%s: not sent again", cell).isEmpty();
         assertThat(got.status()).as("%s: %s", cell, got).isEqualTo(failedStatus(cell));
@@ -292,161 +197,11 @@ class ProtocolFaultMatrixIT extends DataPlaneTestBase {
     }
   }
 
-  // ---- the cell's request and what it should give --------------------------------------------
-
-  /** A body of 3,000 bytes of every value, different for each cell. */
-  static byte[] body(int n) {
-    byte[] b = new byte[3_000];
-    for (int i = 0; i < b.length; i++) {
-      b[i] = (byte) (i * 31 + n);
-    }
-    return b;
-  }
-
-  /** The gRPC message: text, since the call uses {@code Utf8Marshaller}. */
-  static String grpcMessage(int length) {
-    return "x".repeat(length);
-  }
-
-  static String path(Cell cell) {
-    return cell.request() == Request.GRPC_UNARY ? GRPC_PATH : "/matrix/" + cell.request();
-  }
-
-  /** What a member that read the request records. */
-  static Seen expectedSeen(Cell cell, byte[] body) {
-    return switch (cell.request()) {
-      case GET -> Seen.of("GET", path(cell), new byte[0]);
-      case POST_LENGTH, POST_NO_LENGTH -> Seen.of("POST", path(cell), body);
-      case GRPC_UNARY -> {
-        byte[] msg = grpcMessage(body.length).getBytes(StandardCharsets.UTF_8);
-        ByteBuffer framed = ByteBuffer.allocate(5 + msg.length);
-        framed.put((byte) 0).putInt(msg.length).put(msg);
-        yield Seen.of("POST", GRPC_PATH, framed.array());
-      }
-    };
-  }
-
-  static String okStatus(Cell cell) {
-    return cell.client() == Client.GRPC ? "OK" : "200";
-  }
-
   /** A try that may have reached a member and is not sent again: 502; the member's own 503. */
   static String failedStatus(Cell cell) {
     if (cell.client() == Client.GRPC) {
       return "UNAVAILABLE";
     }
     return cell.fault() == Fault.ANSWER_503 ? "503" : "502";
-  }
-
-  Outcome send(Cell cell, String host, byte[] body) throws Exception {
-    return switch (cell.client()) {
-      case H1 -> h1(cell, host, body);
-      case H2 -> h2(cell, host, body);
-      case GRPC -> grpc(host, body.length);
-    };
-  }
-
-  Outcome h1(Cell cell, String host, byte[] body) throws IOException {
-    ByteArrayOutputStream raw = new ByteArrayOutputStream();
-    String head = cell.request().name().startsWith("POST") ? "POST " : "GET ";
-    head += path(cell) + " HTTP/1.1\r\nHost: " + host + "\r\n";
-    switch (cell.request()) {
-      case POST_LENGTH -> {
-        raw.writeBytes(ascii(head + "Content-Length: " + body.length + "\r\n\r\n"));
-        raw.writeBytes(body);
-      }
-      case POST_NO_LENGTH -> {
-        raw.writeBytes(ascii(head + "Transfer-Encoding: chunked\r\n\r\n"));
-        int half = body.length / 2;
-        raw.writeBytes(ascii(Integer.toHexString(half) + "\r\n"));
-        raw.write(body, 0, half);
-        raw.writeBytes(ascii("\r\n" + Integer.toHexString(body.length - half) + "\r\n"));
-        raw.write(body, half, body.length - half);
-        raw.writeBytes(ascii("\r\n0\r\n\r\n"));
-      }
-      default -> raw.writeBytes(ascii(head + "\r\n"));
-    }
-    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      RawHttp.Response r = c.send(raw.toByteArray());
-      return new Outcome(String.valueOf(r.status()), r.body());
-    } catch (IOException e) {
-      return new Outcome("failed", String.valueOf(e));
-    }
-  }
-
-  Outcome h2(Cell cell, String host, byte[] body) throws Exception {
-    RequestOptions o =
-        new RequestOptions()
-            .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
-            .setHost(host)
-            .setPort(80)
-            .setMethod(cell.request() == Request.GET ? HttpMethod.GET : HttpMethod.POST)
-            .setURI(path(cell));
-    int half = body.length / 2;
-    return new OnEventLoop(vertx)
-        .call(
-            () ->
-                h2.request(o)
-                    .compose(
-                        req -> {
-                          switch (cell.request()) {
-                            case POST_LENGTH -> {
-                              req.putHeader("content-length", String.valueOf(body.length));
-                              req.end(Buffer.buffer(body));
-                            }
-                            case POST_NO_LENGTH -> {
-                              req.setChunked(true); // HTTP/2: DATA frames, no content-length
-                              req.write(Buffer.buffer().appendBytes(body, 0, half));
-                              req.end(Buffer.buffer().appendBytes(body, half, body.length - half));
-                            }
-                            default -> req.end();
-                          }
-                          return req.response();
-                        })
-                    .compose(
-                        r ->
-                            r.body()
-                                .map(
-                                    b -> new Outcome(String.valueOf(r.statusCode()), b.toString())))
-                    .recover(
-                        t ->
-                            io.vertx.core.Future.succeededFuture(
-                                new Outcome("failed", String.valueOf(t)))))
-        .await(20, TimeUnit.SECONDS);
-  }
-
-  /** Over the class's one channel: each call names its cell's host as its authority. */
-  Outcome grpc(String host, int length) {
-    try {
-      String answer =
-          ClientCalls.blockingUnaryCall(
-              channel,
-              GrpcEcho.UNARY,
-              CallOptions.DEFAULT.withAuthority(host).withDeadlineAfter(20, TimeUnit.SECONDS),
-              grpcMessage(length));
-      return new Outcome("OK", answer);
-    } catch (StatusRuntimeException e) {
-      return new Outcome(
-          e.getStatus().getCode().name(), String.valueOf(e.getStatus().getDescription()));
-    }
-  }
-
-  /** The reasons of the pool's retries so far ({@code replicapool_retries_total{reason}}). */
-  List<String> retryReasons(String pool) throws Exception {
-    List<String> reasons = new ArrayList<>();
-    for (String l : adminGet("/metrics").body().lines().toList()) {
-      if (l.startsWith("replicapool_retries_total{") && l.contains("pool=\"" + pool + "\"")) {
-        int at = l.indexOf("reason=\"") + 8;
-        double count = Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
-        for (int i = 0; i < count; i++) {
-          reasons.add(l.substring(at, l.indexOf('"', at)));
-        }
-      }
-    }
-    return reasons;
-  }
-
-  static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 }
