@@ -121,20 +121,7 @@ class ProtocolFaultMatrix2IT extends FaultMatrixBase {
         }
       }
     }
-    // A cell the data plane fails today is left out here, with a comment "// fails today: <what
-    // happens>", until it is fixed.
-    return all.stream().filter(c -> !failsToday(c));
-  }
-
-  static boolean failsToday(Cell c) {
-    boolean grpcBridged = c.client() == Client.GRPC && c.members() == Members.HTTP;
-    // fails today: a gRPC call bridged to an HTTP/1.1 member that stalls past the per-try timeout
-    // (the member read it once) gets a plain 504 (content-type text/plain, no grpc-status), which
-    // grpc-java reads as UNAVAILABLE "HTTP status code 504", not DEADLINE_EXCEEDED.
-    // fails today: a gRPC call bridged to an HTTP/1.1 member that closes its connection mid-answer
-    // (the member read it once; head and part of a message went out) gets RST_STREAM CANCEL, which
-    // grpc-java reads as CANCELLED, not UNAVAILABLE (no trailers with grpc-status 14).
-    return grpcBridged && (c.fault() == Fault.STALL || c.fault() == Fault.RESET_MID_ANSWER);
+    return all.stream();
   }
 
   @ParameterizedTest(name = "{0}")
