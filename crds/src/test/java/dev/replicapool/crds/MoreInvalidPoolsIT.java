@@ -259,6 +259,16 @@ class MoreInvalidPoolsIT extends ApiServerTestBase {
             "healthCheck.startupGraceMillis must be at least healthCheck.intervalMillis"
                 + " (default 1000)"),
         Arguments.of(
+            "saturation threshold zero",
+            ok + "\n  healthCheck: {degradedUtilization: 0}",
+            "spec.healthCheck.degradedUtilization",
+            "healthCheck.degradedUtilization is a fraction of capacity: above 0 and at most 1"),
+        Arguments.of(
+            "saturation threshold above 1",
+            ok + "\n  healthCheck: {degradedUtilization: 1.5}",
+            "spec.healthCheck.degradedUtilization",
+            "healthCheck.degradedUtilization is a fraction of capacity: above 0 and at most 1"),
+        Arguments.of(
             "slow start without a window",
             ok + "\n  routing: {slowStart: {aggression: 2.0}}",
             "spec.routing.slowStart.windowMillis",

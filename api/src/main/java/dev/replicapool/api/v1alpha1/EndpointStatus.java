@@ -28,6 +28,12 @@ public class EndpointStatus {
   @JsonPropertyDescription("Decaying share of failed probes, 0 to 1.")
   public Double errorRate;
 
+  @JsonPropertyDescription(
+      "Utilization the member last reported on a probe's answer (ORCA endpoint-load-metrics),"
+          + " 0 to 1 (above 1 past its soft limits); absent when it does not report or its last"
+          + " report is stale.")
+  public Double utilization;
+
   @JsonPropertyDescription("When the member's Lease expires unless renewed (Lease members only).")
   public String leaseExpiresAt;
 
@@ -49,6 +55,7 @@ public class EndpointStatus {
         && Objects.equals(weight, e.weight)
         && Objects.equals(latencyP95Millis, e.latencyP95Millis)
         && Objects.equals(errorRate, e.errorRate)
+        && Objects.equals(utilization, e.utilization)
         && Objects.equals(leaseExpiresAt, e.leaseExpiresAt)
         && Objects.equals(lastTransitionTime, e.lastTransitionTime)
         && Objects.equals(message, e.message);

@@ -154,6 +154,24 @@ public class HealthCheck {
   @Max(1000)
   public Integer maxRecoveriesPerMinute = 3;
 
+  @JsonPropertyDescription(
+      "Saturation as a health signal: a member whose probe answers report (ORCA header"
+          + " endpoint-load-metrics or endpoint-load-metrics-bin) a utilization at or above this,"
+          + " in 2 fresh reports in a row, is Degraded (\"saturated: utilization 0.95 >= 0.90\")"
+          + " and leaves Degraded like from the latency and error signals, after"
+          + " routing.adaptive.recoverAfterMillis of good results. Utilization is"
+          + " application_utilization when above 0, else cpu_utilization. Default: unset,"
+          + " saturation never degrades. A fraction of the member's capacity, above 0 and at"
+          + " most 1.")
+  @Min(value = 0.0, inclusive = false)
+  @Max(1.0)
+  @ValidationRule(
+      value = "self > 0.0 && self <= 1.0",
+      message =
+          "healthCheck.degradedUtilization is a fraction of capacity: above 0 and at most 1"
+              + " (e.g. 0.9); leave it unset for saturation never to degrade a member")
+  public Double degradedUtilization;
+
   /**
    * The probe timeout in force: {@link #timeoutMillis}, else the smaller of {@value
    * #DEFAULT_TIMEOUT_MILLIS} and half of the interval in force, so that a short interval alone is

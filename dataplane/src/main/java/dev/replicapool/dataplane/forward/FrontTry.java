@@ -1,7 +1,7 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.controlplane.load.LoadReport;
 import dev.replicapool.dataplane.config.PoolRuntime;
-import dev.replicapool.dataplane.load.LoadReport;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 

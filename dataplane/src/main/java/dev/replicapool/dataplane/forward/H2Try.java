@@ -1,9 +1,9 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.controlplane.load.LoadReport;
+import dev.replicapool.controlplane.load.LoadReports;
 import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
-import dev.replicapool.dataplane.load.LoadReport;
-import dev.replicapool.dataplane.load.LoadReports;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;

@@ -1,6 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
-import dev.replicapool.dataplane.load.LoadReport;
+import dev.replicapool.controlplane.load.LoadReport;
 import dev.replicapool.dataplane.wire.ChunkedFramer;
 import dev.replicapool.dataplane.wire.HeadScanner;
 import dev.replicapool.dataplane.wire.ResponseHead;

@@ -1,7 +1,7 @@
 package dev.replicapool.dataplane.wire;
 
-import dev.replicapool.dataplane.load.LoadReport;
-import dev.replicapool.dataplane.load.LoadReports;
+import dev.replicapool.controlplane.load.LoadReport;
+import dev.replicapool.controlplane.load.LoadReports;
 import io.netty.buffer.ByteBuf;
 
 /**

@@ -31,6 +31,12 @@ import io.soabase.recordbuilder.core.RecordBuilder;
  *   <li>The thresholds of {@code routing.adaptive} (baseline, factor, error rate, hold) judge the
  *       members of RoundRobin pools too, so that their status shows a slow or erring member; but
  *       RoundRobin weights carry no penalty: see {@link #weighted()}.
+ *   <li>Saturation ({@code healthCheck.degradedUtilization}, 0 here when unset: off): {@value
+ *       #SATURATED_REPORTS} fresh reports in a row at or above it make a member Degraded, one below
+ *       ends the condition; a report counts {@value #UTILIZATION_MAX_AGE_INTERVALS} x the interval.
+ *       The last reports rather than an average: a utilization is already an average over the
+ *       member's own window, and the last two react within two probes while one spike alone does
+ *       not degrade (as two failures in a row do, one does not).
  * </ul>
  */
 @RecordBuilder
@@ -52,7 +58,17 @@ public record HealthPolicy(
     double latencyAlpha,
     double errorAlpha,
     long startupGraceMillis,
-    int maxRecoveriesPerMinute) {
+    int maxRecoveriesPerMinute,
+    double degradedUtilization) {
+
+  /** A report counts this many intervals after its probe; then the member is judged as silent. */
+  public static final int UTILIZATION_MAX_AGE_INTERVALS = 3;
+
+  /** Fresh reports at or above {@code degradedUtilization} in a row that make a member Degraded. */
+  public static final int SATURATED_REPORTS = 2;
+
+  /** The weight factor of a saturated member (Adaptive only, before minWeight). */
+  public static final double SATURATED_WEIGHT_FACTOR = 0.5;
 
   /** Upper bound of the default slow-start window. */
   public static final long MAX_DEFAULT_SLOW_START_MILLIS = 10_000;
@@ -85,6 +101,9 @@ public record HealthPolicy(
     }
     if (startupGraceMillis < 0) {
       throw new IllegalArgumentException("startupGraceMillis must be >= 0");
+    }
+    if (degradedUtilization < 0 || degradedUtilization > 1) {
+      throw new IllegalArgumentException("degradedUtilization must be within (0, 1], or 0 for off");
     }
     if (maxRecoveriesPerMinute < 1) {
       throw new IllegalArgumentException("maxRecoveriesPerMinute must be at least 1");
@@ -140,7 +159,8 @@ public record HealthPolicy(
         DEFAULT_LATENCY_ALPHA,
         DEFAULT_ERROR_ALPHA,
         hc.startupGraceMillis == null ? STARTUP_GRACE_INTERVALS * interval : hc.startupGraceMillis,
-        or(hc.maxRecoveriesPerMinute, defaultsHc.maxRecoveriesPerMinute));
+        or(hc.maxRecoveriesPerMinute, defaultsHc.maxRecoveriesPerMinute),
+        hc.degradedUtilization == null ? 0.0 : hc.degradedUtilization);
   }
 
   private static int or(Integer value, int fallback) {
@@ -154,6 +174,20 @@ public record HealthPolicy(
    */
   public boolean weighted() {
     return routingPolicy == RoutingPolicy.Adaptive;
+  }
+
+  /** True when reported utilization can make a member Degraded ({@code degradedUtilization}). */
+  public boolean saturationChecked() {
+    return degradedUtilization > 0;
+  }
+
+  /** How long a reported utilization counts: {@value #UTILIZATION_MAX_AGE_INTERVALS} intervals. */
+  public long utilizationMaxAgeMillis() {
+    return UTILIZATION_MAX_AGE_INTERVALS * intervalMillis;
+  }
+
+  public HealthPolicy withDegradedUtilization(double threshold) {
+    return edit().degradedUtilization(threshold).build();
   }
 
   /** p95 latency above this makes a member Degraded: factor x baseline. */

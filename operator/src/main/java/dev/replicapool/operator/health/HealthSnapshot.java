@@ -8,6 +8,8 @@ import java.time.Instant;
  * One member's health at one moment, immutable.
  *
  * @param latencyP95Millis p95 of the latency window, null before the first latency sample
+ * @param utilization the utilization the member last reported (rounded to 0.01 in status), null
+ *     when it does not report or its last report is stale
  */
 public record HealthSnapshot(
     MemberState state,
@@ -17,7 +19,29 @@ public record HealthSnapshot(
     String reason,
     Instant lastTransition,
     int consecutiveFailures,
-    int consecutiveSuccesses) {
+    int consecutiveSuccesses,
+    Double utilization) {
+
+  public HealthSnapshot(
+      MemberState state,
+      double weight,
+      Long latencyP95Millis,
+      double errorRate,
+      String reason,
+      Instant lastTransition,
+      int consecutiveFailures,
+      int consecutiveSuccesses) {
+    this(
+        state,
+        weight,
+        latencyP95Millis,
+        errorRate,
+        reason,
+        lastTransition,
+        consecutiveFailures,
+        consecutiveSuccesses,
+        null);
+  }
 
   /** True when the member gets traffic now: Healthy or Degraded with a weight above 0. */
   public boolean routable() {
@@ -33,6 +57,7 @@ public record HealthSnapshot(
     row.weight = weight;
     row.latencyP95Millis = latencyP95Millis;
     row.errorRate = Math.round(errorRate * 1000) / 1000.0;
+    row.utilization = utilization == null ? null : Math.round(utilization * 100) / 100.0;
     row.lastTransitionTime = lastTransition.toString();
     row.message = reason;
     return row;

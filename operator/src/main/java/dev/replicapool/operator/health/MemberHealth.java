@@ -4,6 +4,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
@@ -31,8 +32,10 @@ import java.util.OptionalLong;
  *       policy for a member that was routable) starts Healthy, weight 1.0.
  *   <li>Unhealthy, weight 0: {@code unhealthyThreshold} probes failed in a row, the lease expired,
  *       or the member reports itself unhealthy. With a threshold of 1 one failed probe is enough.
- *   <li>Degraded: two probes failed in a row, the decaying error rate above its threshold, or the
- *       p95 of the last {@code latencyWindow} latencies above {@code factor x baseline}.
+ *   <li>Degraded: two probes failed in a row, the decaying error rate above its threshold, the p95
+ *       of the last {@code latencyWindow} latencies above {@code factor x baseline}, or (with
+ *       {@code degradedUtilization}) two fresh load reports in a row at or above it ("saturated:
+ *       utilization 0.95 >= 0.90"). A member that never reports is judged on the others alone.
  *   <li>Back from Unhealthy only through Degraded, after {@code healthyThreshold} passing probes in
  *       a row; the weight ramps up linearly over {@code slowStartMillis}, from 10 % (Envoy's
  *       minimum weight percent), starting at the first passing probe of the streak (Envoy #23328).
@@ -130,7 +133,20 @@ public final class MemberHealth {
    */
   public synchronized Optional<Transition> onProbe(
       boolean success, long latencyMillis, String failure) {
+    return onProbe(success, latencyMillis, failure, null);
+  }
+
+  /**
+   * One probe's outcome with the utilization its answer reported (ORCA {@code
+   * endpoint-load-metrics}), null when it reported none: a report counts for {@link
+   * HealthPolicy#utilizationMaxAgeMillis}, and one without a report leaves the last in place.
+   */
+  public synchronized Optional<Transition> onProbe(
+      boolean success, long latencyMillis, String failure, Double utilization) {
     long now = clock.millis();
+    if (utilization != null) {
+      signals.reported(utilization, now);
+    }
     if (!everRoutable && state != MemberState.Draining) {
       return shown(onStartupProbe(success, latencyMillis, failure, now));
     }
@@ -293,6 +309,12 @@ public final class MemberHealth {
     return signals.latencies().score().orElse(Double.NaN);
   }
 
+  /** The utilization the member last reported while it counts, null otherwise. */
+  public synchronized Double utilization() {
+    OptionalDouble u = signals.utilization(clock.millis());
+    return u.isPresent() ? u.getAsDouble() : null;
+  }
+
   /** Exponentially decaying share of failed probes, 0..1. */
   public synchronized double errorRate() {
     return signals.errorRate();
@@ -324,7 +346,8 @@ public final class MemberHealth {
         shownReason(),
         Instant.ofEpochMilli(lastTransitionMillis),
         signals.consecutiveFailures(),
-        signals.consecutiveSuccesses());
+        signals.consecutiveSuccesses(),
+        utilization());
   }
 
   /** While a user drains the member its own transitions happen unseen. */
@@ -349,7 +372,7 @@ public final class MemberHealth {
     if (downReason.isPresent()) {
       return toUnhealthy(downReason.get(), now);
     }
-    Optional<String> cause = signals.degradedCause();
+    Optional<String> cause = signals.degradedCause(now);
     return switch (state) {
       case Unhealthy -> fromUnhealthy(cause, now);
       case Healthy -> cause.map(c -> transition(MemberState.Degraded, c, now));
@@ -422,7 +445,7 @@ public final class MemberHealth {
   /** Good results: nothing holds it down, no failure, no Degraded condition. */
   private void observeResults(long now) {
     boolean clean =
-        !down.any() && signals.consecutiveFailures() == 0 && signals.degradedCause().isEmpty();
+        !down.any() && signals.consecutiveFailures() == 0 && signals.degradedCause(now).isEmpty();
     recovery.observe(clean, now);
   }
 
@@ -432,6 +455,7 @@ public final class MemberHealth {
         shownState(),
         signals.latencies().score(),
         signals.errorRate(),
+        signals.saturated(now),
         recovery.rampStartMillis(),
         now);
   }

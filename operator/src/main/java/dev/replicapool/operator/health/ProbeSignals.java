@@ -2,6 +2,7 @@ package dev.replicapool.operator.health;
 
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
@@ -20,6 +21,14 @@ final class ProbeSignals {
   private int consecutiveFailures;
   private int consecutiveSuccesses;
   private OptionalLong streakStartMillis = OptionalLong.empty();
+
+  /** The utilization the last report said, and when; NaN / empty before the first report. */
+  private double utilization = Double.NaN;
+
+  private OptionalLong utilizationAtMillis = OptionalLong.empty();
+
+  /** Fresh reports in a row at or above the policy's degradedUtilization. */
+  private int saturatedReports;
 
   /** What the last failed probe said ("connection refused"), null after a pass or if unknown. */
   private String lastFailure;
@@ -67,8 +76,42 @@ final class ProbeSignals {
     consecutiveFailures++;
   }
 
-  /** The first Degraded condition that holds, as a reason naming its number. */
-  Optional<String> degradedCause() {
+  /**
+   * A probe's answer reported {@code reported} utilization at {@code now}. A report after the last
+   * one went stale starts the run of saturated reports again.
+   */
+  void reported(double reported, long now) {
+    boolean saturated = policy.saturationChecked() && reported >= policy.degradedUtilization();
+    if (!saturated) {
+      saturatedReports = 0;
+    } else if (fresh(now)) {
+      saturatedReports++;
+    } else {
+      saturatedReports = 1;
+    }
+    utilization = reported;
+    utilizationAtMillis = OptionalLong.of(now);
+  }
+
+  /** The last reported utilization while it counts (within the policy's bound), else empty. */
+  OptionalDouble utilization(long now) {
+    return fresh(now) ? OptionalDouble.of(utilization) : OptionalDouble.empty();
+  }
+
+  private boolean fresh(long now) {
+    return utilizationAtMillis.isPresent()
+        && now - utilizationAtMillis.getAsLong() <= policy.utilizationMaxAgeMillis();
+  }
+
+  /** True when fresh reports say the member is saturated. */
+  boolean saturated(long now) {
+    return policy.saturationChecked()
+        && saturatedReports >= HealthPolicy.SATURATED_REPORTS
+        && fresh(now);
+  }
+
+  /** The first Degraded condition that holds at {@code now}, as a reason naming its number. */
+  Optional<String> degradedCause(long now) {
     if (consecutiveFailures >= 2) {
       return Optional.of(failures());
     }
@@ -88,6 +131,13 @@ final class ProbeSignals {
               p95.getAsLong(),
               Fmt.num(policy.degradedLatencyFactor()),
               policy.baselineLatencyMillis()));
+    }
+    if (saturated(now)) {
+      return Optional.of(
+          "saturated: utilization "
+              + Fmt.like(utilization, policy.degradedUtilization())
+              + " >= "
+              + Fmt.like(policy.degradedUtilization(), policy.degradedUtilization()));
     }
     return Optional.empty();
   }

@@ -10,7 +10,9 @@ import java.util.OptionalLong;
  * (latencyPenalty + errorPenalty)} for the Adaptive policy ({@code latencyPenalty = max(0, (score -
  * baseline) / baseline)}, {@code errorPenalty = 10 x errorRate}) and 1.0 for RoundRobin, and the
  * slow-start ramp rises linearly over {@code slowStartMillis} from 10 % (Envoy's minimum weight
- * percent). Pure functions.
+ * percent). A saturated member (its reported utilization at or above {@code degradedUtilization})
+ * has its Adaptive base halved ({@link HealthPolicy#SATURATED_WEIGHT_FACTOR}): a fixed factor, so
+ * that the weight does not follow each report's noise. Pure functions.
  */
 public final class WeightPolicy {
   /** The slow-start ramp starts at this share of the weight. */
@@ -28,6 +30,7 @@ public final class WeightPolicy {
 
   /**
    * @param latencyScoreMillis the member's latency score, empty before its first sample
+   * @param saturated fresh load reports say the member is saturated
    * @param rampStartMillis when its slow-start ramp began, empty when it is not ramping
    */
   static double weight(
@@ -35,6 +38,7 @@ public final class WeightPolicy {
       MemberState state,
       OptionalDouble latencyScoreMillis,
       double errorRate,
+      boolean saturated,
       OptionalLong rampStartMillis,
       long nowMillis) {
     if (state == MemberState.Unhealthy
@@ -43,6 +47,9 @@ public final class WeightPolicy {
       return 0.0;
     }
     double base = policy.weighted() ? 1.0 - penalty(policy, latencyScoreMillis, errorRate) : 1.0;
+    if (saturated && policy.weighted()) {
+      base *= HealthPolicy.SATURATED_WEIGHT_FACTOR;
+    }
     double ramp = rampFactor(policy, rampStartMillis, nowMillis);
     return round(Math.max(policy.minWeight(), Math.min(1.0, base * ramp)));
   }

@@ -9,9 +9,21 @@ package dev.replicapool.operator.probing;
  * @param error null on success; else its words for the member's status: "HTTP 500", "connection
  *     refused", "TLS: certificate expired"
  * @param connectionKept a connection to the member is open and pooled for the next check
+ * @param utilization what the answer's ORCA load report said of the member's utilization ({@link
+ *     dev.replicapool.controlplane.load.LoadReport#utilization}), null when it carried none
  */
 public record CheckOutcome(
-    boolean success, int statusCode, ProbeCause cause, String error, boolean connectionKept) {
+    boolean success,
+    int statusCode,
+    ProbeCause cause,
+    String error,
+    boolean connectionKept,
+    Double utilization) {
+  public CheckOutcome(
+      boolean success, int statusCode, ProbeCause cause, String error, boolean connectionKept) {
+    this(success, statusCode, cause, error, connectionKept, null);
+  }
+
   public static CheckOutcome passed(int statusCode, boolean connectionKept) {
     return new CheckOutcome(true, statusCode, null, null, connectionKept);
   }
@@ -19,6 +31,11 @@ public record CheckOutcome(
   public static CheckOutcome failed(
       int statusCode, ProbeCause cause, String error, boolean connectionKept) {
     return new CheckOutcome(false, statusCode, cause, error, connectionKept);
+  }
+
+  /** The same outcome with the utilization the answer reported (null: none). */
+  public CheckOutcome withUtilization(Double reported) {
+    return new CheckOutcome(success, statusCode, cause, error, connectionKept, reported);
   }
 
   /** No response: refused, reset, closed, a TLS handshake that failed. */

@@ -67,7 +67,11 @@ final class GrpcHealthChecker implements HealthChecker {
                 done.handle(CheckOutcome.brokenResponse(code, b.cause()));
                 return;
               }
-              done.handle(judge(code, resp.headers(), resp.trailers(), b.result()));
+              // The load report may come as a trailer (as grpc-java's ORCA sends it) or header.
+              done.handle(
+                  judge(code, resp.headers(), resp.trailers(), b.result())
+                      .withUtilization(
+                          HttpMemberChecks.utilization(resp.trailers(), resp.headers())));
             });
   }
 

@@ -36,16 +36,18 @@ final class HttpHealthChecker implements HealthChecker {
 
   private static void read(HttpClientResponse resp, ProbeSpec spec, Handler<CheckOutcome> done) {
     int code = resp.statusCode();
+    Double utilization = HttpMemberChecks.utilization(resp.headers());
+    Handler<CheckOutcome> reported = o -> done.handle(o.withUtilization(utilization));
     resp.handler(DISCARD);
     resp.end()
         .onComplete(
             e -> {
               if (e.failed()) {
-                done.handle(CheckOutcome.brokenResponse(code, e.cause()));
+                reported.handle(CheckOutcome.brokenResponse(code, e.cause()));
               } else if (spec.passes(code)) {
-                done.handle(CheckOutcome.passed(code, true));
+                reported.handle(CheckOutcome.passed(code, true));
               } else {
-                done.handle(
+                reported.handle(
                     CheckOutcome.failed(code, ProbeCause.HTTP_STATUS, "HTTP " + code, true));
               }
             });

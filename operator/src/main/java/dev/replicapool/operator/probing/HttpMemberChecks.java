@@ -1,8 +1,11 @@
 package dev.replicapool.operator.probing;
 
+import dev.replicapool.controlplane.load.LoadReport;
+import dev.replicapool.controlplane.load.LoadReports;
 import dev.replicapool.operator.probing.HealthChecker.MemberCheck;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
@@ -31,6 +34,26 @@ final class HttpMemberChecks {
   HttpMemberChecks(ProbeClients clients, String userAgent) {
     this.clients = clients;
     this.userAgent = userAgent;
+  }
+
+  /**
+   * The utilization an answer reports in its first header map (of {@code maps}) that holds an ORCA
+   * load report, {@code endpoint-load-metrics-bin} before {@code endpoint-load-metrics}; null when
+   * none holds a readable one. As the data plane reads it: {@link LoadReport#utilization}.
+   */
+  static Double utilization(MultiMap... maps) {
+    for (MultiMap m : maps) {
+      String bin = m.get(LoadReports.HEADER_BIN);
+      LoadReport r = bin == null ? null : LoadReports.bin(bin);
+      if (r == null) {
+        String text = m.get(LoadReports.HEADER);
+        r = text == null ? null : LoadReports.parse(text);
+      }
+      if (r != null) {
+        return r.utilization();
+      }
+    }
+    return null;
   }
 
   /** The User-Agent the checks send. */

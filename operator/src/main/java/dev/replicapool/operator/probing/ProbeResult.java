@@ -12,6 +12,8 @@ import java.time.Instant;
  * @param error null on success; else why, in words: "HTTP 500", "timeout after 100 ms", "connection
  *     refused", "TLS: certificate for another name"
  * @param at wall-clock time the result was known
+ * @param utilization the utilization the answer reported (ORCA {@code endpoint-load-metrics}), null
+ *     when it carried no report or no answer arrived
  */
 public record ProbeResult(
     MemberKey key,
@@ -20,7 +22,19 @@ public record ProbeResult(
     int statusCode,
     ProbeCause cause,
     String error,
-    Instant at) {
+    Instant at,
+    Double utilization) {
+
+  public ProbeResult(
+      MemberKey key,
+      boolean success,
+      long latencyMillis,
+      int statusCode,
+      ProbeCause cause,
+      String error,
+      Instant at) {
+    this(key, success, latencyMillis, statusCode, cause, error, at, null);
+  }
 
   public String pool() {
     return key.pool();

@@ -139,7 +139,13 @@ final class ProbeRunner {
     if (outcome.connectionKept()) {
       p.target.connected = true;
     }
-    report(p, outcome.success(), outcome.statusCode(), outcome.cause(), outcome.error());
+    report(
+        p,
+        outcome.success(),
+        outcome.statusCode(),
+        outcome.cause(),
+        outcome.error(),
+        outcome.utilization());
     release(p);
   }
 
@@ -148,7 +154,7 @@ final class ProbeRunner {
       return;
     }
     counters.timedOut();
-    report(p, false, -1, ProbeCause.TIMEOUT, "timeout after " + p.target.timeout + " ms");
+    report(p, false, -1, ProbeCause.TIMEOUT, "timeout after " + p.target.timeout + " ms", null);
     if (p.running != null) {
       // The check ends with it (a reset request, a connect left to its own timeout) and only
       // then frees its place in flight.
@@ -157,7 +163,8 @@ final class ProbeRunner {
   }
 
   /** The probe's one result, judged against its timeout; dropped when the member went away. */
-  private void report(Probe p, boolean ok, int statusCode, ProbeCause cause, String error) {
+  private void report(
+      Probe p, boolean ok, int statusCode, ProbeCause cause, String error, Double utilization) {
     if (p.reported) {
       return;
     }
@@ -177,7 +184,9 @@ final class ProbeRunner {
     if (p.closeTriggered) {
       peerCloses.closeTriggeredProbeResult(t.closes, ok);
     }
-    tell(new ProbeResult(t.key, ok, latency, statusCode, cause, error, clock.instant()));
+    tell(
+        new ProbeResult(
+            t.key, ok, latency, statusCode, cause, error, clock.instant(), utilization));
   }
 
   private void count(Target t, boolean ok, int statusCode) {

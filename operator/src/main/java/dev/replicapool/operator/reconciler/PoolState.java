@@ -289,7 +289,8 @@ final class PoolState {
               judge(e.getKey(), e.getValue()).reason(),
               Instant.ofEpochMilli(handOver.sinceMillis(e.getKey())),
               h.consecutiveFailures(),
-              h.consecutiveSuccesses());
+              h.consecutiveSuccesses(),
+              h.utilization());
       out.add(new Kept(e.getValue().member(), shown));
     }
     return out;
@@ -321,11 +322,18 @@ final class PoolState {
    */
   synchronized Optional<Transition> onProbe(
       String address, boolean success, long latencyMillis, String failure) {
+    return onProbe(address, success, latencyMillis, failure, null);
+  }
+
+  /** {@link #onProbe(String, boolean, long, String)} with the utilization the answer reported. */
+  synchronized Optional<Transition> onProbe(
+      String address, boolean success, long latencyMillis, String failure, Double utilization) {
     Tracked t = members.containsKey(address) ? members.get(address) : leaving.get(address);
     if (t == null) {
       return Optional.empty();
     }
-    Optional<Transition> transition = t.health().onProbe(success, latencyMillis, failure);
+    Optional<Transition> transition =
+        t.health().onProbe(success, latencyMillis, failure, utilization);
     transition.ifPresent(tr -> pending.add(new MemberTransition(address, tr)));
     return transition;
   }

@@ -204,7 +204,12 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     }
     metrics.probe(result.pool(), result.success() ? null : result.cause().label());
     var transition =
-        state.onProbe(result.address(), result.success(), result.latencyMillis(), result.error());
+        state.onProbe(
+            result.address(),
+            result.success(),
+            result.latencyMillis(),
+            result.error(),
+            result.utilization());
     // The data planes get every weight change at once; status follows state changes at once
     // (through a reconcile, off the probe thread) and drift at the periodic refresh.
     push.publish(state, seen);

@@ -208,6 +208,9 @@ public final class StatusBuilder {
         + " %: routing to all";
   }
 
+  /** How a member's reason starts when saturation made it Degraded (see ProbeSignals). */
+  static final String SATURATED_PREFIX = "saturated:";
+
   private static Condition degraded(Observation o, long generation, String now) {
     String panic = panic(o.pool(), o.rows());
     // Pending members are starting, not sick: the Ready condition counts them.
@@ -236,10 +239,20 @@ public final class StatusBuilder {
           generation,
           now);
     }
+    // Saturation gets its own reason (the DEGRADED-REASON column) when it is all there is.
+    boolean allSaturated =
+        sick.stream()
+            .allMatch(
+                r ->
+                    r.health().state() == MemberState.Degraded
+                        && r.health().reason() != null
+                        && r.health().reason().startsWith(SATURATED_PREFIX));
     return Conditions.of(
         Conditions.DEGRADED,
         true,
-        anyUnhealthy ? "EndpointUnhealthy" : "EndpointDegraded",
+        anyUnhealthy
+            ? "EndpointUnhealthy"
+            : allSaturated ? "EndpointSaturated" : "EndpointDegraded",
         message,
         generation,
         now);

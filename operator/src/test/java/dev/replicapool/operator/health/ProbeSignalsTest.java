@@ -43,13 +43,13 @@ class ProbeSignalsTest {
 
   @Test
   void degradedCausesInOrderTwoFailuresThenErrorRateThenP95() {
-    assertThat(s.degradedCause()).isEmpty();
+    assertThat(s.degradedCause(0)).isEmpty();
     s.failed(1, null);
-    assertThat(s.degradedCause()).isEmpty(); // 0.05 is not above 0.05
+    assertThat(s.degradedCause(0)).isEmpty(); // 0.05 is not above 0.05
     s.failed(1, null);
-    assertThat(s.degradedCause()).hasValue("2 probes failed in a row");
+    assertThat(s.degradedCause(0)).hasValue("2 probes failed in a row");
     s.passed(20, 0);
-    assertThat(s.degradedCause()).hasValue("error rate 0.09 > 0.05");
+    assertThat(s.degradedCause(0)).hasValue("error rate 0.09 > 0.05");
   }
 
   @Test
@@ -57,7 +57,7 @@ class ProbeSignalsTest {
     for (int i = 0; i < 20; i++) {
       s.passed(250, i);
     }
-    assertThat(s.degradedCause()).hasValue("p95 250ms > 2.0 x 100ms");
+    assertThat(s.degradedCause(0)).hasValue("p95 250ms > 2.0 x 100ms");
   }
 
   @Test

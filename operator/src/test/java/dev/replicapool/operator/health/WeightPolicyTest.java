@@ -31,33 +31,42 @@ class WeightPolicyTest {
   @Test
   void onlyHealthyAndDegradedMembersWeighAnything() {
     for (MemberState s : List.of(Unhealthy, Draining, Pending)) {
-      assertThat(WeightPolicy.weight(adaptive, s, NO_SCORE, 0, NO_RAMP, 0)).as("%s", s).isZero();
+      assertThat(WeightPolicy.weight(adaptive, s, NO_SCORE, 0, false, NO_RAMP, 0))
+          .as("%s", s)
+          .isZero();
     }
-    assertThat(WeightPolicy.weight(adaptive, Healthy, NO_SCORE, 0, NO_RAMP, 0)).isEqualTo(1.0);
-    assertThat(WeightPolicy.weight(adaptive, Degraded, NO_SCORE, 0, NO_RAMP, 0)).isEqualTo(1.0);
+    assertThat(WeightPolicy.weight(adaptive, Healthy, NO_SCORE, 0, false, NO_RAMP, 0))
+        .isEqualTo(1.0);
+    assertThat(WeightPolicy.weight(adaptive, Degraded, NO_SCORE, 0, false, NO_RAMP, 0))
+        .isEqualTo(1.0);
   }
 
   @Test
   void adaptiveSubtractsTheLatencyAndErrorPenalties() {
-    assertThat(WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(150), 0, NO_RAMP, 0))
+    assertThat(WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(150), 0, false, NO_RAMP, 0))
         .isEqualTo(0.5);
-    assertThat(WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(80), 0, NO_RAMP, 0))
+    assertThat(WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(80), 0, false, NO_RAMP, 0))
         .as("faster than the baseline earns nothing")
         .isEqualTo(1.0);
-    assertThat(WeightPolicy.weight(adaptive, Healthy, NO_SCORE, 0.05, NO_RAMP, 0)).isEqualTo(0.5);
-    assertThat(WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(120), 0.03, NO_RAMP, 0))
+    assertThat(WeightPolicy.weight(adaptive, Healthy, NO_SCORE, 0.05, false, NO_RAMP, 0))
+        .isEqualTo(0.5);
+    assertThat(
+            WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(120), 0.03, false, NO_RAMP, 0))
         .isEqualTo(0.5);
   }
 
   @Test
   void neverBelowMinWeight() {
-    assertThat(WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(900), 0.5, NO_RAMP, 0))
+    assertThat(
+            WeightPolicy.weight(adaptive, Healthy, OptionalDouble.of(900), 0.5, false, NO_RAMP, 0))
         .isEqualTo(adaptive.minWeight());
   }
 
   @Test
   void roundRobinCarriesNoPenalty() {
-    assertThat(WeightPolicy.weight(roundRobin, Degraded, OptionalDouble.of(900), 0.5, NO_RAMP, 0))
+    assertThat(
+            WeightPolicy.weight(
+                roundRobin, Degraded, OptionalDouble.of(900), 0.5, false, NO_RAMP, 0))
         .isEqualTo(1.0);
   }
 
@@ -68,7 +77,8 @@ class WeightPolicyTest {
     assertThat(WeightPolicy.rampFactor(roundRobin, ramp, 1_000)).isEqualTo(0.1);
     assertThat(WeightPolicy.rampFactor(roundRobin, ramp, 1_000 + window / 2)).isEqualTo(0.5);
     assertThat(WeightPolicy.rampFactor(roundRobin, ramp, 1_000 + window)).isEqualTo(1.0);
-    assertThat(WeightPolicy.weight(roundRobin, Degraded, NO_SCORE, 0, ramp, 1_000 + window / 5))
+    assertThat(
+            WeightPolicy.weight(roundRobin, Degraded, NO_SCORE, 0, false, ramp, 1_000 + window / 5))
         .isEqualTo(0.2);
     assertThat(WeightPolicy.rampFactor(roundRobin, NO_RAMP, 1_000)).isEqualTo(1.0);
   }
@@ -82,9 +92,10 @@ class WeightPolicyTest {
   @Test
   void theRampMultipliesThePenaltyWeightAndKeepsTheFloor() {
     OptionalLong ramp = OptionalLong.of(0);
-    assertThat(WeightPolicy.weight(adaptive, Degraded, OptionalDouble.of(150), 0, ramp, 5_000))
+    assertThat(
+            WeightPolicy.weight(adaptive, Degraded, OptionalDouble.of(150), 0, false, ramp, 5_000))
         .isEqualTo(0.25);
-    assertThat(WeightPolicy.weight(adaptive, Degraded, OptionalDouble.of(150), 0, ramp, 0))
+    assertThat(WeightPolicy.weight(adaptive, Degraded, OptionalDouble.of(150), 0, false, ramp, 0))
         .isEqualTo(0.1);
   }
 }

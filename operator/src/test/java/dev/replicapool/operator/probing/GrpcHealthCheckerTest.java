@@ -66,6 +66,18 @@ class GrpcHealthCheckerTest {
   }
 
   @Test
+  void aLoadReportTrailerGivesTheUtilization() throws Exception {
+    try (GrpcHealthServer server = GrpcHealthServer.plain()) {
+      ProbeSpec spec = Checks.grpc(Transport.H2C, null, "");
+      assertThat(checks.run(checker, server.port(), spec).utilization()).isNull();
+      server.loadTrailer("TEXT cpu_utilization=0.97");
+      CheckOutcome ok = checks.run(checker, server.port(), spec);
+      assertThat(ok.success()).isTrue();
+      assertThat(ok.utilization()).isEqualTo(0.97);
+    }
+  }
+
+  @Test
   void aNamedServiceIsAskedForByName() throws Exception {
     try (GrpcHealthServer server = GrpcHealthServer.plain()) {
       server.set("tracking.v1.Tracking", ServingStatus.SERVING);

@@ -17,13 +17,41 @@ import java.util.concurrent.TimeUnit;
  * (HealthStatusManager), in clear text or TLS (optionally requiring a client certificate).
  */
 public final class GrpcHealthServer implements AutoCloseable {
+  private static final io.grpc.Metadata.Key<String> LOAD =
+      io.grpc.Metadata.Key.of("endpoint-load-metrics", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
+
   private final HealthStatusManager health = new HealthStatusManager();
   private final Server server;
+
+  /** The {@code endpoint-load-metrics} trailer each answer carries; null for none. */
+  private volatile String loadTrailer;
 
   private GrpcHealthServer(ServerCredentials credentials, boolean withHealth) {
     var builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0), credentials);
     if (withHealth) {
-      builder.addService(health.getHealthService());
+      builder.addService(
+          io.grpc.ServerInterceptors.intercept(
+              health.getHealthService(),
+              new io.grpc.ServerInterceptor() {
+                @Override
+                public <Q, A> io.grpc.ServerCall.Listener<Q> interceptCall(
+                    io.grpc.ServerCall<Q, A> call,
+                    io.grpc.Metadata headers,
+                    io.grpc.ServerCallHandler<Q, A> next) {
+                  return next.startCall(
+                      new io.grpc.ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                        @Override
+                        public void close(io.grpc.Status status, io.grpc.Metadata trailers) {
+                          String load = loadTrailer;
+                          if (load != null) {
+                            trailers.put(LOAD, load);
+                          }
+                          super.close(status, trailers);
+                        }
+                      },
+                      headers);
+                }
+              }));
     }
     try {
       server = builder.build().start();
@@ -68,6 +96,11 @@ public final class GrpcHealthServer implements AutoCloseable {
   /** Sets the status of a service; "" is the whole server. */
   public void set(String service, ServingStatus status) {
     health.setStatus(service, status);
+  }
+
+  /** Each answer carries {@code endpoint-load-metrics: value} as a trailer (null: none). */
+  public void loadTrailer(String value) {
+    loadTrailer = value;
   }
 
   public void serving(boolean serving) {

@@ -75,6 +75,10 @@ class HttpHealthCheckerTest {
             r.path(),
             r.connection().indicatedServerName()));
     int status = r.path().startsWith("/status/") ? Integer.parseInt(r.path().substring(8)) : 200;
+    String load = r.getParam("load");
+    if (load != null) {
+      r.response().putHeader("endpoint-load-metrics", load);
+    }
     r.response().setStatusCode(status).end("body");
   }
 
@@ -95,6 +99,53 @@ class HttpHealthCheckerTest {
 
   Seen lastSeen() {
     return seen.get(seen.size() - 1);
+  }
+
+  @Test
+  void anAnswersLoadReportGivesTheUtilizationAsTheDataPlaneReadsIt() throws Exception {
+    int port = plain.actualPort();
+    CheckOutcome cpu =
+        checks.run(
+            checker,
+            port,
+            spec("/ok?load=TEXT%20cpu_utilization%3D0.97", Transport.H1, null, null, null));
+    assertThat(cpu.success()).isTrue();
+    assertThat(cpu.utilization()).isEqualTo(0.97);
+    // application_utilization wins when above 0; a failed answer still reports.
+    CheckOutcome app =
+        checks.run(
+            checker,
+            port,
+            spec(
+                "/status/503?load=TEXT%20cpu_utilization%3D0.2,application_utilization%3D0.5",
+                Transport.H1, null, null, null));
+    assertThat(app.success()).isFalse();
+    assertThat(app.utilization()).isEqualTo(0.5);
+    assertThat(checks.run(checker, port, spec("/ok", Transport.H1, null, null, null)).utilization())
+        .isNull();
+    assertThat(
+            checks
+                .run(checker, port, spec("/ok?load=garbage", Transport.H1, null, null, null))
+                .utilization())
+        .isNull();
+  }
+
+  @Test
+  void theBinaryHeaderAndTrailersAreReadToo() {
+    // OrcaLoadReport{cpu_utilization (field 1, double) = 0.75}, base64.
+    byte[] proto = new byte[9];
+    proto[0] = 0x09;
+    java.nio.ByteBuffer.wrap(proto, 1, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(0.75);
+    String bin = java.util.Base64.getEncoder().encodeToString(proto);
+    io.vertx.core.MultiMap trailers =
+        io.vertx.core.MultiMap.caseInsensitiveMultiMap().add("endpoint-load-metrics-bin", bin);
+    io.vertx.core.MultiMap headers =
+        io.vertx.core.MultiMap.caseInsensitiveMultiMap()
+            .add("endpoint-load-metrics", "TEXT cpu_utilization=0.1");
+    assertThat(HttpMemberChecks.utilization(trailers, headers)).isEqualTo(0.75);
+    assertThat(
+            HttpMemberChecks.utilization(io.vertx.core.MultiMap.caseInsensitiveMultiMap(), headers))
+        .isEqualTo(0.1);
   }
 
   @Test

@@ -51,6 +51,36 @@ class StatusBuilderTest {
     return Conditions.find(s.conditions, type);
   }
 
+  static StatusBuilder.Row saturated(int i) {
+    return new StatusBuilder.Row(
+        new Member("10.0.0." + i, 8080, MemberSource.Static, null, false, null, null),
+        new HealthSnapshot(
+            MemberState.Degraded,
+            0.5,
+            null,
+            0.0,
+            "saturated: utilization 0.97 >= 0.90",
+            NOW,
+            0,
+            3,
+            0.97));
+  }
+
+  @Test
+  void saturationAloneGivesItsOwnReasonAndTheRowItsUtilization() {
+    ReplicaPoolStatus s = build(0, row(1, MemberState.Healthy), saturated(2));
+    Condition d = condition(s, "Degraded");
+    assertThat(d.getStatus()).isEqualTo("True");
+    assertThat(d.getReason()).isEqualTo("EndpointSaturated");
+    assertThat(d.getMessage())
+        .isEqualTo("10.0.0.2:8080 Degraded: saturated: utilization 0.97 >= 0.90");
+    assertThat(s.endpoints).extracting(e -> e.utilization).containsExactly(null, 0.97);
+    // Another cause beside it: the general reason.
+    assertThat(
+            condition(build(0, saturated(1), row(2, MemberState.Degraded)), "Degraded").getReason())
+        .isEqualTo("EndpointDegraded");
+  }
+
   @Test
   void pendingMembersAreRegisteredNotRoutableAndNotSick() {
     ReplicaPoolStatus s =

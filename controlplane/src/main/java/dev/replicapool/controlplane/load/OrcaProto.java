@@ -1,4 +1,4 @@
-package dev.replicapool.dataplane.load;
+package dev.replicapool.controlplane.load;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

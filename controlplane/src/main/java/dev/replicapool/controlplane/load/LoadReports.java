@@ -1,4 +1,4 @@
-package dev.replicapool.dataplane.load;
+package dev.replicapool.controlplane.load;
 
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;

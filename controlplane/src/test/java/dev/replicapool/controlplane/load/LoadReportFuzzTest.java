@@ -1,4 +1,4 @@
-package dev.replicapool.dataplane.load;
+package dev.replicapool.controlplane.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,7 @@ import java.util.Base64;
 /**
  * Coverage-guided fuzzing (Jazzer) of the members' load reports: any header value gives a report
  * whose figures are finite and not negative, or null; never an exception. Inputs in {@code
- * src/test/resources/dev/replicapool/dataplane/load/LoadReportFuzzTestInputs/<target>/}.
+ * src/test/resources/dev/replicapool/controlplane/load/LoadReportFuzzTestInputs/<target>/}.
  */
 class LoadReportFuzzTest {
   @FuzzTest(maxDuration = "20s")

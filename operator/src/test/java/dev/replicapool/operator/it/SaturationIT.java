@@ -1,0 +1,115 @@
+package dev.replicapool.operator.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.EndpointStatus;
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
+import dev.replicapool.api.v1alpha1.StaticEndpoint;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 23 against the real API server: a member whose probe answers carry {@code
+ * endpoint-load-metrics: TEXT cpu_utilization=0.97}, in a pool with degradedUtilization 0.9, is
+ * Degraded for saturation with its utilization in status; without the header it is Healthy again
+ * once its reports are stale and the recovery hold has passed.
+ */
+class SaturationIT {
+  static OperatorHarness h;
+  static Vertx vertx;
+  static HttpServer member;
+
+  /** The load header the member sends; null for none. */
+  static final AtomicReference<String> load = new AtomicReference<>();
+
+  @BeforeAll
+  static void start() {
+    h = new OperatorHarness("saturation");
+    h.connectAcceptingDataPlane();
+    vertx = Vertx.vertx();
+    member =
+        vertx
+            .createHttpServer()
+            .requestHandler(
+                r -> {
+                  String value = load.get();
+                  if (value != null) {
+                    r.response().putHeader("endpoint-load-metrics", value);
+                  }
+                  r.response().end("ok");
+                });
+    member.listen(0, "127.0.0.1").await();
+  }
+
+  @AfterAll
+  static void stop() {
+    h.close();
+    vertx.close().await();
+  }
+
+  static EndpointStatus row(ReplicaPool p) {
+    assertThat(p.getStatus()).isNotNull();
+    assertThat(p.getStatus().endpoints).hasSize(1);
+    return p.getStatus().endpoints.get(0);
+  }
+
+  @Test
+  void aMemberReportingHighUtilizationIsDegradedAndRecoversWhenItStops() {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName("busy");
+    pool.getMetadata().setNamespace(h.namespace);
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.endpoints = new ArrayList<>(List.of(new StaticEndpoint("127.0.0.1", member.actualPort())));
+    spec.route = new Route();
+    spec.route.hosts = List.of("busy.local");
+    spec.healthCheck.intervalMillis = 200;
+    spec.healthCheck.timeoutMillis = 100;
+    spec.healthCheck.degradedUtilization = 0.9;
+    spec.routing.adaptive.recoverAfterMillis = 1_000;
+    pool.setSpec(spec);
+    h.client.resource(pool).create();
+    h.awaitPool(
+        "busy",
+        Duration.ofSeconds(20),
+        p -> assertThat(row(p).state).isEqualTo(MemberState.Healthy));
+
+    load.set("TEXT cpu_utilization=0.97");
+    h.awaitPool(
+        "busy",
+        Duration.ofSeconds(20),
+        p -> {
+          EndpointStatus row = row(p);
+          assertThat(row.state).isEqualTo(MemberState.Degraded);
+          assertThat(row.message).isEqualTo("saturated: utilization 0.97 >= 0.90");
+          assertThat(row.utilization).isEqualTo(0.97);
+          // The DEGRADED-REASON printer column.
+          assertThat(
+                  p.getStatus().conditions.stream()
+                      .filter(c -> c.getType().equals("Degraded"))
+                      .findFirst()
+                      .orElseThrow()
+                      .getReason())
+              .isEqualTo("EndpointSaturated");
+        });
+
+    load.set(null);
+    h.awaitPool(
+        "busy",
+        Duration.ofSeconds(30),
+        p -> {
+          EndpointStatus row = row(p);
+          assertThat(row.state).isEqualTo(MemberState.Healthy);
+          assertThat(row.utilization).isNull();
+        });
+  }
+}
