@@ -45,6 +45,53 @@ class CapacityHttpTest {
     }
   }
 
+  @Test
+  void saturatedNearOneThenRaisingWorkersThroughAdminLowersIt() throws Exception {
+    try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
+      HttpClient client = HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + replica.port();
+      replica.state().capacity(2, 20);
+      load(client, base, 8, 1_300);
+      assertThat(utilization(get(client, base + "/healthz"))).isGreaterThan(0.8);
+      HttpResponse<String> raised =
+          client.send(
+              HttpRequest.newBuilder(URI.create(base + "/admin/capacity?workers=50&serviceMs=20"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(raised.statusCode()).isEqualTo(200);
+      assertThat(raised.body()).contains("\"workers\":50");
+      load(client, base, 8, 1_300);
+      assertThat(utilization(get(client, base + "/healthz"))).isLessThan(0.5);
+    }
+  }
+
+  /** {@code loops} clients each sending one request after another for {@code millis}. */
+  private static void load(HttpClient client, String base, int loops, long millis) {
+    long end = System.nanoTime() + millis * 1_000_000;
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (int i = 0; i < loops; i++) {
+      all.add(
+          CompletableFuture.runAsync(
+              () -> {
+                while (System.nanoTime() < end) {
+                  try {
+                    get(client, base + "/track/x");
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                }
+              }));
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+  }
+
+  private static double utilization(HttpResponse<String> response) {
+    String v = response.headers().firstValue("endpoint-load-metrics").orElseThrow();
+    assertThat(v).matches(ORCA_TEXT);
+    return Double.parseDouble(v.substring("TEXT cpu_utilization=".length(), v.indexOf(',')));
+  }
+
   private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
     return client.send(
         HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
