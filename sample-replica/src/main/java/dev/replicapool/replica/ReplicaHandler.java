@@ -26,9 +26,12 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
       "{\"status\":\"unhealthy\"}".getBytes(StandardCharsets.US_ASCII);
   private static final String ADMIN_HELP =
       "POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy, /admin/healthy,"
-          + " /admin/freeze?ms=N, /admin/reset; GET /admin/state";
+          + " /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M; GET /admin/state";
+
+  static final CharSequence LOAD_METRICS = HttpHeaders.createOptimized("endpoint-load-metrics");
 
   private final Vertx vertx;
+  private final Context context;
   private final String name;
   private final String nameJson;
   private final CharSequence nameHeader;
@@ -40,6 +43,7 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
 
   ReplicaHandler(Vertx vertx, Context context, String name, ReplicaState state, Random random) {
     this.vertx = vertx;
+    this.context = context;
     this.name = name;
     this.nameJson = Json.string(name);
     this.nameHeader = HttpHeaders.createOptimized(name);
@@ -67,8 +71,39 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
   private void delay(HttpServerRequest request) {
     long slow = state.slowMillis();
     if (slow > 0) {
-      vertx.setTimer(slow, id -> answer(request));
+      vertx.setTimer(slow, id -> serve(request));
     } else {
+      serve(request);
+    }
+  }
+
+  /** With a capacity, waits for a worker and holds it serviceMs; health answers take none. */
+  private void serve(HttpServerRequest request) {
+    Capacity capacity = state.capacity();
+    String path = request.path();
+    if (capacity == null || path.equals("/healthz") || path.equals("/health")) {
+      answer(request);
+      return;
+    }
+    capacity.acquire(() -> context.runOnContext(v -> hold(request, capacity)));
+  }
+
+  private void hold(HttpServerRequest request, Capacity capacity) {
+    HttpServerResponse response = request.response();
+    if (response.closed() || response.ended()) {
+      capacity.release(); // the client gave up while it waited
+      return;
+    }
+    long service = capacity.serviceMillis();
+    if (service > 0) {
+      vertx.setTimer(
+          service,
+          id -> {
+            capacity.release();
+            answer(request);
+          });
+    } else {
+      capacity.release();
       answer(request);
     }
   }
@@ -98,6 +133,10 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
   }
 
   private void send(HttpServerResponse response, int status, byte[] body) {
+    Capacity capacity = state.capacity();
+    if (capacity != null) {
+      response.putHeader(LOAD_METRICS, capacity.orcaText());
+    }
     response
         .setStatusCode(status)
         .putHeader(X_REPLICA, nameHeader)
@@ -159,7 +198,8 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
     String op = path.length() > "/admin/".length() ? path.substring("/admin/".length()) : "";
     boolean known =
         switch (op) {
-          case "state", "slow", "errors", "unhealthy", "healthy", "freeze", "reset" -> true;
+          case "state", "slow", "errors", "unhealthy", "healthy", "freeze", "reset", "capacity" ->
+              true;
           default -> false;
         };
     if (!known) {
@@ -186,6 +226,34 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
         case "healthy" -> state.healthy(true);
         case "freeze" -> state.freeze(longParam(request, "ms"));
         case "reset" -> state.reset();
+        case "capacity" -> {
+          Capacity now = state.capacity();
+          long workers =
+              request.getParam("workers") == null && now != null
+                  ? now.workers()
+                  : longParam(request, "workers");
+          long serviceMs =
+              request.getParam("serviceMs") == null
+                  ? (now == null ? 0 : now.serviceMillis())
+                  : longParam(request, "serviceMs");
+          if (workers < 1 || workers > 100_000) {
+            throw new IllegalArgumentException("workers must be 1 to 100000, got " + workers);
+          }
+          state.capacity((int) workers, serviceMs);
+          Capacity c = state.capacity();
+          send(
+              response,
+              200,
+              String.format(
+                  java.util.Locale.ROOT,
+                  "{\"replica\":%s,\"workers\":%d,\"serviceMs\":%d,\"queued\":%d,\"utilization\":%s}",
+                  nameJson,
+                  c.workers(),
+                  c.serviceMillis(),
+                  c.queued(),
+                  Double.toString(c.utilization())));
+          return;
+        }
         default -> {} // state
       }
     } catch (IllegalArgumentException e) {

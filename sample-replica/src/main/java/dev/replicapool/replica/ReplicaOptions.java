@@ -18,7 +18,22 @@ public record ReplicaOptions(
     OptionalLong seed,
     Optional<Registration> register,
     boolean help,
-    int grpcPort) {
+    int grpcPort,
+    int workers,
+    long serviceMillis) {
+
+  /** Without --workers: unlimited, no queueing and no load report (as before issue 23). */
+  public ReplicaOptions(
+      String name,
+      String host,
+      int port,
+      int threads,
+      OptionalLong seed,
+      Optional<Registration> register,
+      boolean help,
+      int grpcPort) {
+    this(name, host, port, threads, seed, register, help, grpcPort, 0, 0);
+  }
 
   /** {@code --register namespace/pool} and the settings of its Lease. */
   public record Registration(
@@ -37,7 +52,8 @@ public record ReplicaOptions(
           "A small HTTP service (HTTP/1.1 and h2c) that answers GET /track/<id> with its name in",
           "the x-replica header, /healthz and /health with 200 or 503, and can be told to go slow",
           "or sick: POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy,",
-          "/admin/healthy, /admin/freeze?ms=N, /admin/reset; GET /admin/state.",
+          "/admin/healthy, /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M;",
+          "GET /admin/state.",
           "With --grpc-port it serves gRPC (h2c) as well: grpc.health.v1.Health (NOT_SERVING",
           "while /admin/unhealthy), server reflection, and replicapool.sample.Tracking/Track, a",
           "unary method taking a tracking id as UTF-8 bytes and answering the /track JSON.",
@@ -47,6 +63,10 @@ public record ReplicaOptions(
           "  --port PORT             port to listen on, 0 for any free one (default 8080)",
           "  --threads N             event loops (default 1)",
           "  --grpc-port PORT        also serve gRPC on this port, 0 for any free one",
+          "  --workers N             serve N requests at once, queue the rest (FIFO), and report",
+          "                          the busy share in the endpoint-load-metrics header",
+          "                          (default: unlimited, no report)",
+          "  --service-ms MS         time each request holds a worker (default 0; needs --workers)",
           "  --seed N                seed of the random that picks injected errors",
           "  --register NS/POOL      register in that ReplicaPool by renewing a Lease whose",
           "                          health flag follows /healthz",
@@ -68,7 +88,9 @@ public record ReplicaOptions(
           "advertise",
           "kubeconfig",
           "lease-ms",
-          "renew-ms");
+          "renew-ms",
+          "workers",
+          "service-ms");
   private static final Set<String> REGISTRATION_ONLY =
       Set.of("advertise", "kubeconfig", "lease-ms", "renew-ms");
 
@@ -101,7 +123,13 @@ public record ReplicaOptions(
         }
       }
     }
-    return new ReplicaOptions(name, host, port, threads, seed, registration, false, grpcPort);
+    int workers = flags.has("workers") ? (int) flags.longValue("workers", 1, 1, 100_000) : 0;
+    long serviceMillis = flags.longValue("service-ms", 0, 0, ReplicaState.MAX_MILLIS);
+    if (workers == 0 && flags.has("service-ms")) {
+      throw new UsageException("--service-ms needs --workers N");
+    }
+    return new ReplicaOptions(
+        name, host, port, threads, seed, registration, false, grpcPort, workers, serviceMillis);
   }
 
   private static Registration registration(Flags flags, String host, int port)

@@ -26,6 +26,7 @@ public final class ReplicaState {
   private volatile boolean healthy = true;
   private volatile long frozenUntilNanos;
   private volatile boolean frozen;
+  private volatile Capacity capacity;
 
   public ReplicaState() {
     this(System::nanoTime);
@@ -102,6 +103,20 @@ public final class ReplicaState {
    */
   public boolean leaseHealthy() {
     return healthy && !isFrozen();
+  }
+
+  /** The worker pool and its load meter, or null: unlimited and no load report (the default). */
+  Capacity capacity() {
+    return capacity;
+  }
+
+  /** Sets (or, the first time, creates) the capacity: workers at once, each held serviceMillis. */
+  public synchronized void capacity(int workers, long serviceMillis) {
+    if (capacity == null) {
+      capacity = new Capacity(nanoClock, workers, serviceMillis);
+    } else {
+      capacity.set(workers, serviceMillis);
+    }
   }
 
   /** Back to normal: no latency, no errors, healthy, not frozen. */

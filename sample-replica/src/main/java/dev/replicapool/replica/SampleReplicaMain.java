@@ -81,14 +81,19 @@ public final class SampleReplicaMain {
     Random random =
         options.seed().isPresent() ? new Random(options.seed().getAsLong()) : new Random();
     try {
-      return SampleReplica.start(
-          new SampleReplica.Options(
-              options.name(),
-              options.host(),
-              options.port(),
-              options.threads(),
-              random,
-              options.grpcPort()));
+      SampleReplica replica =
+          SampleReplica.start(
+              new SampleReplica.Options(
+                  options.name(),
+                  options.host(),
+                  options.port(),
+                  options.threads(),
+                  random,
+                  options.grpcPort()));
+      if (options.workers() > 0) {
+        replica.state().capacity(options.workers(), options.serviceMillis());
+      }
+      return replica;
     } catch (IllegalStateException e) {
       System.err.println("sample-replica: " + e.getMessage());
       System.exit(1);

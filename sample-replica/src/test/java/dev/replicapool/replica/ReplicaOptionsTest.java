@@ -90,4 +90,14 @@ class ReplicaOptionsTest {
     assertThat(ReplicaOptions.parse("--nonsense", "-h").help()).isTrue();
     assertThat(ReplicaOptions.USAGE).contains("--register NS/POOL", "/admin/freeze?ms=N");
   }
+
+  @Test
+  void workersAndServiceMs() throws Exception {
+    ReplicaOptions o = ReplicaOptions.parse("--name", "a", "--workers", "2", "--service-ms", "20");
+    assertThat(o.workers()).isEqualTo(2);
+    assertThat(o.serviceMillis()).isEqualTo(20);
+    assertThat(ReplicaOptions.parse("--name", "a").workers()).isZero();
+    assertThatThrownBy(() -> ReplicaOptions.parse("--name", "a", "--service-ms", "20"))
+        .isInstanceOf(dev.replicapool.registrar.UsageException.class);
+  }
 }

@@ -11,6 +11,15 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LoadReportsTest {
+  /** The exact form the sample replica emits with --workers (its CapacityHttpTest checks it). */
+  @Test
+  void sampleReplicaForm() {
+    LoadReport r = LoadReports.parse("TEXT cpu_utilization=0.9731, rps_fractional=98.0");
+    assertThat(r).isNotNull();
+    assertThat(r.cpuUtilization()).isEqualTo(0.9731);
+    assertThat(LoadReports.parse("TEXT cpu_utilization=0.0000, rps_fractional=0.0")).isNotNull();
+  }
+
   @Test
   void textForm() {
     LoadReport r =

@@ -1,0 +1,99 @@
+package dev.replicapool.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Over HTTP: a replica with a capacity queues beyond its workers and reports its busy share. */
+class CapacityHttpTest {
+  /** The TEXT form LoadReports (dataplane) parses: {@code TEXT key=number, key=number}. */
+  static final String ORCA_TEXT =
+      "TEXT cpu_utilization=[0-9]+\\.[0-9]{4}, rps_fractional=[0-9]+\\.[0-9]";
+
+  @Test
+  void queuesBeyondWorkersAndReportsUtilizationOnEveryAnswer() throws Exception {
+    try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
+      HttpClient client = HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + replica.port();
+      HttpResponse<String> plain = get(client, base + "/healthz");
+      assertThat(plain.headers().firstValue("endpoint-load-metrics")).isEmpty();
+
+      replica.state().capacity(2, 20);
+      List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+      long start = System.nanoTime();
+      for (int i = 0; i < 20; i++) {
+        all.add(
+            client.sendAsync(
+                HttpRequest.newBuilder(URI.create(base + "/track/" + i)).build(),
+                HttpResponse.BodyHandlers.ofString()));
+      }
+      CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      assertThat(millis).isGreaterThanOrEqualTo(20 / 2 * 20 - 5); // 20 requests, 2 workers, 20 ms
+      HttpResponse<String> health = get(client, base + "/healthz");
+      String load = health.headers().firstValue("endpoint-load-metrics").orElseThrow();
+      assertThat(load).matches(ORCA_TEXT);
+      assertThat(all.get(19).join().headers().firstValue("endpoint-load-metrics"))
+          .hasValueSatisfying(v -> assertThat(v).matches(ORCA_TEXT));
+    }
+  }
+
+  @Test
+  void saturatedNearOneThenRaisingWorkersThroughAdminLowersIt() throws Exception {
+    try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
+      HttpClient client = HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + replica.port();
+      replica.state().capacity(2, 20);
+      load(client, base, 8, 1_300);
+      assertThat(utilization(get(client, base + "/healthz"))).isGreaterThan(0.8);
+      HttpResponse<String> raised =
+          client.send(
+              HttpRequest.newBuilder(URI.create(base + "/admin/capacity?workers=50&serviceMs=20"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(raised.statusCode()).isEqualTo(200);
+      assertThat(raised.body()).contains("\"workers\":50");
+      load(client, base, 8, 1_300);
+      assertThat(utilization(get(client, base + "/healthz"))).isLessThan(0.5);
+    }
+  }
+
+  /** {@code loops} clients each sending one request after another for {@code millis}. */
+  private static void load(HttpClient client, String base, int loops, long millis) {
+    long end = System.nanoTime() + millis * 1_000_000;
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (int i = 0; i < loops; i++) {
+      all.add(
+          CompletableFuture.runAsync(
+              () -> {
+                while (System.nanoTime() < end) {
+                  try {
+                    get(client, base + "/track/x");
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                }
+              }));
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+  }
+
+  private static double utilization(HttpResponse<String> response) {
+    String v = response.headers().firstValue("endpoint-load-metrics").orElseThrow();
+    assertThat(v).matches(ORCA_TEXT);
+    return Double.parseDouble(v.substring("TEXT cpu_utilization=".length(), v.indexOf(',')));
+  }
+
+  private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+}

@@ -1,0 +1,64 @@
+package dev.replicapool.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class CapacityTest {
+  private final AtomicLong now = new AtomicLong(1_000);
+
+  private void advanceMillis(long ms) {
+    now.addAndGet(ms * 1_000_000);
+  }
+
+  @Test
+  void beyondWorkersRequestsWaitInFifoOrder() {
+    Capacity c = new Capacity(now::get, 2, 20);
+    List<Integer> granted = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      int n = i;
+      c.acquire(() -> granted.add(n));
+    }
+    assertThat(granted).containsExactly(0, 1);
+    assertThat(c.queued()).isEqualTo(2);
+    c.release();
+    assertThat(granted).containsExactly(0, 1, 2);
+    c.set(5, 20);
+    assertThat(granted).containsExactly(0, 1, 2, 3);
+    assertThat(c.queued()).isZero();
+  }
+
+  @Test
+  void utilizationIsTheBusyShareOfWorkerTimeOverTheWindow() {
+    Capacity c = new Capacity(now::get, 2, 0);
+    c.acquire(() -> {});
+    advanceMillis(1_000);
+    assertThat(c.utilization()).isCloseTo(0.5, within(0.01));
+    c.acquire(() -> {});
+    advanceMillis(1_000);
+    assertThat(c.utilization()).isCloseTo(1.0, within(0.01));
+    c.release();
+    c.release();
+    advanceMillis(2_000);
+    assertThat(c.utilization()).isZero();
+    assertThat(c.orcaText()).isEqualTo("TEXT cpu_utilization=0.0000, rps_fractional=0.0");
+  }
+
+  @Test
+  void reportsAnswersPerSecondInOrcaTextForm() {
+    Capacity c = new Capacity(now::get, 1, 0);
+    advanceMillis(1_000);
+    for (int i = 0; i < 10; i++) {
+      c.acquire(() -> {});
+      advanceMillis(50);
+      c.release();
+    }
+    assertThat(c.orcaText())
+        .matches("TEXT cpu_utilization=0\\.[0-9]{4}, rps_fractional=[0-9]+\\.[0-9]");
+    assertThat(c.utilization()).isCloseTo(0.5, within(0.06));
+  }
+}
