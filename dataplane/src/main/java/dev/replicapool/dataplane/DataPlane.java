@@ -77,7 +77,7 @@ public final class DataPlane {
     this.config = config;
     Random seeds = new SecureRandom();
     ConfigStore[] self = new ConfigStore[1];
-    this.metrics = new DataPlaneMetrics(() -> self[0].table());
+    this.metrics = new DataPlaneMetrics(() -> self[0].table(), System::nanoTime);
     this.store =
         new ConfigStore(
             vertx,

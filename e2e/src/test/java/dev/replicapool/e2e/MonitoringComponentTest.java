@@ -236,7 +236,7 @@ class MonitoringComponentTest {
 
     Vertx vertx = Vertx.vertx();
     ConfigStore[] store = new ConfigStore[1];
-    DataPlaneMetrics dataPlane = new DataPlaneMetrics(() -> store[0].table());
+    DataPlaneMetrics dataPlane = new DataPlaneMetrics(() -> store[0].table(), System::nanoTime);
     try {
       store[0] =
           new ConfigStore(
@@ -270,6 +270,7 @@ class MonitoringComponentTest {
       dataPlane.budgetExhausted("a/p");
       dataPlane.queue("a/p", "queued");
       dataPlane.eventsFor("a/p").ejected(member, 1000);
+      member.reportUtilization(0.5, System.nanoTime());
       names.addAll(sampleNames(dataPlane.scrape().toCompletableFuture().get(30, TimeUnit.SECONDS)));
     } finally {
       dataPlane.close();

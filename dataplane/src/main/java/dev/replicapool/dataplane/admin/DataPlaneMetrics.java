@@ -39,6 +39,7 @@ import java.util.function.Supplier;
  *   <li>{@code replicapool_member_inflight{pool,member}}, {@code
  *       replicapool_snapshot_version{pool}}, {@code replicapool_routable_members{pool}}, {@code
  *       replicapool_ejected_members{pool}}, {@code replicapool_queue_depth{pool}} (waiting now),
+ *       {@code replicapool_member_utilization{pool,member}} (its last load report, while used),
  *       {@code replicapool_panic{pool}} (1 while the pool routes to all its members, its panic
  *       threshold crossed) (read from the table at scrape time, see {@link TableGauges});
  *   <li>{@code replicapool_control_plane_connected}, {@code replicapool_client_connections}, {@code
@@ -70,11 +71,12 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
             return t;
           });
 
-  public DataPlaneMetrics(Supplier<RoutingTable> table) {
+  /** {@code clock}: the forwarding's (System::nanoTime in the data plane). */
+  public DataPlaneMetrics(Supplier<RoutingTable> table, LongSupplier clock) {
     Gauge.builder("replicapool.control.plane.connected", controlPlaneConnected, AtomicInteger::get)
         .description("1 while the stream to the operator is open")
         .register(registry);
-    registry.getPrometheusRegistry().register(new TableGauges(table));
+    registry.getPrometheusRegistry().register(new TableGauges(table, clock));
   }
 
   /**

@@ -8,16 +8,18 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * The gauges that follow the routing table, read from the live table at scrape time: per pool
  * {@code replicapool_snapshot_version}, {@code replicapool_routable_members}, {@code
  * replicapool_ejected_members}, {@code replicapool_panic} and {@code replicapool_queue_depth}, per
- * member {@code replicapool_member_inflight}. As Micrometer gauges they cost a registration and a
- * removal per member on every push: 37 % of the data plane's CPU samples while 1,000 pools of new
- * members arrived (docs/BENCHMARKS.md, item 6). Registered by {@link DataPlaneMetrics} with the
- * Prometheus registry under its meters.
+ * member {@code replicapool_member_inflight} and {@code replicapool_member_utilization} (the load
+ * the member reported in its answers, while the data plane still uses it: absent otherwise). As
+ * Micrometer gauges they cost a registration and a removal per member on every push: 37 % of the
+ * data plane's CPU samples while 1,000 pools of new members arrived (docs/BENCHMARKS.md, item 6).
+ * Registered by {@link DataPlaneMetrics} with the Prometheus registry under its meters.
  */
 final class TableGauges implements MultiCollector {
   private static final String VERSION = "replicapool_snapshot_version";
@@ -26,11 +28,15 @@ final class TableGauges implements MultiCollector {
   private static final String INFLIGHT = "replicapool_member_inflight";
   private static final String PANIC = "replicapool_panic";
   private static final String QUEUE = "replicapool_queue_depth";
+  private static final String UTILIZATION = "replicapool_member_utilization";
 
   private final Supplier<RoutingTable> table;
+  private final LongSupplier clock;
 
-  TableGauges(Supplier<RoutingTable> table) {
+  /** {@code clock}: the forwarding's, in which members' load reports are stamped. */
+  TableGauges(Supplier<RoutingTable> table, LongSupplier clock) {
     this.table = table;
+    this.clock = clock;
   }
 
   @Override
@@ -45,6 +51,9 @@ final class TableGauges implements MultiCollector {
         gauge(PANIC, "1 while too few members are routable and the pool routes to all of them");
     GaugeSnapshot.Builder queue =
         gauge(QUEUE, "Requests waiting for a member below the pool's in-flight limit");
+    GaugeSnapshot.Builder utilization =
+        gauge(UTILIZATION, "The member's last load report (ORCA utilization, 1 = at capacity)");
+    long now = clock.getAsLong();
     for (PoolRuntime p : table.get().sortedPools().values()) {
       Labels pool = Labels.of("pool", p.name());
       if (p.requests().queue() != null) {
@@ -55,7 +64,12 @@ final class TableGauges implements MultiCollector {
       ejected.dataPoint(point(p.router().ejectedCount(), pool));
       panic.dataPoint(point(p.router().panic() ? 1 : 0, pool));
       for (Endpoint e : p.router().endpoints()) {
-        inflight.dataPoint(point(e.inflight(), Labels.of("member", e.address(), "pool", p.name())));
+        Labels member = Labels.of("member", e.address(), "pool", p.name());
+        inflight.dataPoint(point(e.inflight(), member));
+        double u = e.utilization(now);
+        if (!Double.isNaN(u)) {
+          utilization.dataPoint(point(u, member));
+        }
       }
     }
     return MetricSnapshots.of(
@@ -64,12 +78,13 @@ final class TableGauges implements MultiCollector {
         ejected.build(),
         inflight.build(),
         panic.build(),
-        queue.build());
+        queue.build(),
+        utilization.build());
   }
 
   @Override
   public List<String> getPrometheusNames() {
-    return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC, QUEUE);
+    return List.of(VERSION, ROUTABLE, EJECTED, INFLIGHT, PANIC, QUEUE, UTILIZATION);
   }
 
   private static GaugeSnapshot.Builder gauge(String name, String help) {

@@ -28,7 +28,7 @@ public final class Endpoint {
   /**
    * How long a member's own load report counts: after that it is balanced as one that is silent.
    */
-  static final long REPORT_TTL_NANOS = 5_000_000_000L;
+  public static final long REPORT_TTL_NANOS = 5_000_000_000L;
 
   // The member's last load report (ORCA): written by any event loop, a torn pair only makes one
   // pick use a report a little older or newer.

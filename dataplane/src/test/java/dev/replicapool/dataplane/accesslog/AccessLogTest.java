@@ -48,7 +48,7 @@ class AccessLogTest {
   void aFullQueueDropsAndCountsInsteadOfBlocking() throws Exception {
     HeldSink sink = new HeldSink();
     AccessLog log = new AccessLog(OPTIONS, sink, () -> 0L);
-    DataPlaneMetrics metrics = new DataPlaneMetrics(() -> RoutingTable.EMPTY);
+    DataPlaneMetrics metrics = new DataPlaneMetrics(() -> RoutingTable.EMPTY, System::nanoTime);
     metrics.accessLogDropped(log::dropped);
     try {
       end(log, 0);

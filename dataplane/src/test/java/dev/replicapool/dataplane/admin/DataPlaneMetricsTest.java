@@ -8,6 +8,7 @@ import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.config.ConfigStore;
+import dev.replicapool.dataplane.routing.Endpoint;
 import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.Random;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Test;
 class DataPlaneMetricsTest {
   final Vertx vertx = Vertx.vertx();
   final ConfigStore[] store = new ConfigStore[1];
-  final DataPlaneMetrics metrics = new DataPlaneMetrics(() -> store[0].table());
+  final long[] now = {0};
+  final DataPlaneMetrics metrics = new DataPlaneMetrics(() -> store[0].table(), () -> now[0]);
 
   {
     store[0] =
@@ -74,5 +76,25 @@ class DataPlaneMetricsTest {
     assertThat(scrape())
         .contains(inflight("a/p", 2))
         .contains("replicapool_snapshot_version{pool=\"a/p\"} 4.0");
+  }
+
+  @Test
+  void aMemberUtilizationIsItsLastLoadReportWhileTheDataPlaneUsesIt() {
+    store[0].apply(pool("a/p", 1, 1, 2)).await();
+    String reported = "replicapool_member_utilization{member=\"10.0.0.1:1\",pool=\"a/p\"}";
+    assertThat(scrape()).doesNotContain("replicapool_member_utilization{");
+
+    now[0] = 1_000;
+    store[0].table().pools().get("a/p").router().endpoints().stream()
+        .filter(e -> e.address().endsWith(":1"))
+        .findFirst()
+        .orElseThrow()
+        .reportUtilization(0.75, now[0]);
+    assertThat(scrape())
+        .contains(reported + " 0.75")
+        .doesNotContain("replicapool_member_utilization{member=\"10.0.0.1:2\"");
+
+    now[0] += Endpoint.REPORT_TTL_NANOS + 1; // too old to balance by: not shown either
+    assertThat(scrape()).doesNotContain(reported);
   }
 }
