@@ -95,6 +95,71 @@ class RetrySafetyIT extends DataPlaneTestBase {
   }
 
   @Test
+  void anHttp11ChunkedPostThePoolNamesIdempotentIsSentAgainWithTheSameBytes() throws Exception {
+    CrashingMember crash = crashing();
+    CrashingMember c2 = recording("c2");
+    startDataPlane();
+    pool("http", SnapshotBuilder.pool("shop/h1").idempotent(List.of("POST"), null), crash, c2);
+    RawHttp.Response r;
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      r =
+          c.send(
+              "POST /orders HTTP/1.1\r\nHost: "
+                  + HOST
+                  + "\r\nTransfer-Encoding: chunked\r\n\r\n1b\r\n"
+                  + BODY
+                  + "\r\n0\r\n\r\n");
+    }
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.header("x-replica")).isEqualTo("c2");
+    assertThat(crash.received).containsExactly(new Received("POST", "/orders", BODY));
+    assertThat(c2.received).containsExactly(new Received("POST", "/orders", BODY));
+  }
+
+  /** Past the 64 KiB kept for a replay, a body that went out is never sent again. */
+  @Test
+  void anHttp11PostWithABodyPastWhatIsKeptIsNotSentAgainEvenNamedIdempotent() throws Exception {
+    CrashingMember crash = crashing();
+    CrashingMember c2 = recording("c2");
+    startDataPlane();
+    pool("http", SnapshotBuilder.pool("shop/h1").idempotent(List.of("POST"), null), crash, c2);
+    String big = "0123456789abcdef".repeat(80 * 1024 / 16); // 80 KiB
+    RawHttp.Response r;
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      r =
+          c.send(
+              "POST /orders HTTP/1.1\r\nHost: "
+                  + HOST
+                  + "\r\nContent-Length: "
+                  + big.length()
+                  + "\r\n\r\n"
+                  + big);
+    }
+    assertThat(r.status()).isEqualTo(502);
+    assertThat(crash.received).containsExactly(new Received("POST", "/orders", big));
+    assertThat(c2.received).isEmpty();
+  }
+
+  @Test
+  void anHttp11PostAnH2cMemberRefusedGoesToAnotherMemberWithItsBody() throws Exception {
+    CrashingMember refusing =
+        new CrashingMember(vertx, "refusing", CrashingMember.Mode.REFUSE_STREAM).start();
+    CrashingMember c2 = recording("c2");
+    startDataPlane();
+    pool("kubernetes.io/h2c", SnapshotBuilder.pool("shop/h2c"), refusing, c2);
+    RawHttp.Response r;
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      r =
+          c.send(
+              "POST /orders HTTP/1.1\r\nHost: " + HOST + "\r\nContent-Length: 27\r\n\r\n" + BODY);
+    }
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.header("x-replica")).isEqualTo("c2");
+    assertThat(refusing.received).containsExactly(new Received("POST", "/orders", BODY));
+    assertThat(c2.received).containsExactly(new Received("POST", "/orders", BODY));
+  }
+
+  @Test
   void anHttp2PostThatReachedACrashedH2cMemberIsNotSentAgain() throws Exception {
     CrashingMember crash = crashing();
     CrashingMember c2 = recording("c2");

@@ -72,12 +72,13 @@ final class Http1Exchange implements H1Upstream.User {
     this.pool = pool;
     this.upgrade = upgrade;
     this.startNanos = fw.clock.getAsLong();
-    this.request = new RequestRelay(client, head, bodyless, chunked);
+    // replayable: its body, if any, is kept for a retry until it outgrows what is kept
+    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, true, hashKey.value());
+    this.request = new RequestRelay(client, head, bodyless, chunked, tries);
     this.log =
         fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, startNanos);
     this.observer = log == null ? fw.observer : log;
     this.front = new FrontTry(fw, pool, observer);
-    Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, bodyless, hashKey.value());
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     this.out = new ClientOutput(client, request);

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -8,13 +9,20 @@ import java.util.ArrayDeque;
 /**
  * The request side of one HTTP/1.x exchange and the member connection it goes out on: the head as
  * the member gets it (kept for retries and hedges until an answer's head came), the body as the
- * client sends it (queued while the try in front has no connection yet), and whether that
+ * client sends it (queued while the try in front has no connection yet, and kept for a retry while
+ * it comes to at most {@link #KEPT_BODY_BYTES}, as an HTTP/2 stream's is), and whether that
  * connection may carry another request afterwards. Owned by {@link Http1Exchange}, which decides
  * when a connection is taken, given back or dropped; {@link ResponseRelay} pauses its reads while
  * an answer waits for the client. Event loop only.
  */
 final class RequestRelay {
+  /**
+   * The most body bytes kept for a retry; a bigger request is not sent twice once some went out.
+   */
+  static final int KEPT_BODY_BYTES = H2RequestBody.KEPT_BYTES;
+
   private final Http1Connection client;
+  private final Tries tries;
   private final boolean bodyless;
 
   /**
@@ -29,6 +37,14 @@ final class RequestRelay {
   /** Body bytes received before a member connection was there. */
   private ArrayDeque<ByteBuf> queued;
 
+  /**
+   * Every body byte received so far (its own references), while they fit in {@link
+   * #KEPT_BODY_BYTES}; null when there is no body, or once it outgrew them.
+   */
+  private ArrayDeque<ByteBuf> keptBody;
+
+  private int keptBytes;
+
   private boolean ended;
   private boolean bodyWritten;
   private H1Upstream upstream;
@@ -37,31 +53,46 @@ final class RequestRelay {
   /** The member closes it, or sent more than the answer: never reused. */
   private boolean spent;
 
-  RequestRelay(Http1Connection client, ByteBuf head, boolean bodyless, boolean chunked) {
+  RequestRelay(
+      Http1Connection client, ByteBuf head, boolean bodyless, boolean chunked, Tries tries) {
     this.client = client;
     this.head = head;
     this.bodyless = bodyless;
     this.chunked = chunked;
+    this.tries = tries;
     this.ended = bodyless;
+    this.keptBody = bodyless ? null : new ArrayDeque<>(4);
   }
 
-  /** The try in front has its connection: the head and the body so far go out on it. */
+  /**
+   * The try in front has its connection: the head and the body so far go out on it. After a try
+   * that sent some of the body, that is the kept copy (a retry happens only while it is whole).
+   */
   void connected(H1Upstream c, H1Upstream.User user) {
     upstream = c;
     spent = false;
     c.attach(user);
     Channel ch = c.channel();
-    ch.write(bodyless ? head.retainedDuplicate() : head, ch.voidPromise());
-    if (!bodyless) {
-      head = null; // a body follows: never retried, nothing to keep
-      bodyWritten = true;
+    boolean paused = queued != null;
+    ch.write(head.retainedDuplicate(), ch.voidPromise());
+    if (bodyWritten) {
+      releaseQueued(); // received since the last try: already in the kept copy
+      for (ByteBuf b : keptBody) {
+        ch.write(b.retainedDuplicate(), ch.voidPromise());
+      }
     }
+    bodyWritten = !bodyless;
     if (queued != null) {
       ByteBuf b;
       while ((b = queued.poll()) != null) {
         ch.write(b, ch.voidPromise());
       }
       queued = null;
+    }
+    if (keptBytes > KEPT_BODY_BYTES) {
+      outgrown();
+    }
+    if (paused) {
       client.resumeReading();
     }
     ch.flush();
@@ -75,6 +106,7 @@ final class RequestRelay {
 
   /** Body bytes from the client, on their way or queued until a connection is there. */
   void body(ByteBuf bytes) {
+    keep(bytes);
     if (upstream == null) {
       if (queued == null) {
         queued = new ArrayDeque<>();
@@ -100,14 +132,62 @@ final class RequestRelay {
     ended = true;
   }
 
+  /**
+   * Keeps a copy of body bytes for a retry. Past {@link #KEPT_BODY_BYTES} the copy is let go once a
+   * connection is there; without one, reading pauses after this read, so what is kept stays
+   * bounded, and the try that gets the connection still gets the whole body.
+   */
+  private void keep(ByteBuf bytes) {
+    if (keptBody == null) {
+      return;
+    }
+    keptBytes += bytes.readableBytes();
+    keptBody.add(bytes.retainedDuplicate());
+    if (keptBytes > KEPT_BODY_BYTES && upstream != null) {
+      outgrown();
+    }
+  }
+
+  /** The body outgrew what is kept: once some of it went out, no other member gets the request. */
+  private void outgrown() {
+    releaseKeptBody();
+    tries.bodyNotKept();
+    if (head != null) {
+      head.release();
+      head = null;
+    }
+  }
+
+  private void releaseKeptBody() {
+    if (keptBody != null) {
+      keptBody.forEach(ByteBuf::release);
+      keptBody = null;
+    }
+  }
+
+  private void releaseQueued() {
+    if (queued != null) {
+      queued.forEach(ByteBuf::release);
+      queued = null;
+    }
+  }
+
   /** Whether the client's body is complete (or there is none). */
   boolean ended() {
     return ended;
   }
 
-  /** Whether the request can go to another member: its head is kept and no body went out. */
+  /**
+   * Whether the request can go to another member as it was sent: its head is kept, and its body is
+   * kept whole or none of it went out.
+   */
   boolean retryable() {
-    return head != null && !bodyWritten;
+    return head != null && (!bodyWritten || keptBody != null);
+  }
+
+  /** Whether the request has no body: only such a request is hedged. */
+  boolean bodyless() {
+    return bodyless;
   }
 
   /** Whether the head is kept (the request can be sent again). */
@@ -126,6 +206,7 @@ final class RequestRelay {
       head.release();
       head = null;
     }
+    releaseKeptBody();
   }
 
   boolean hasConnection() {
@@ -189,13 +270,7 @@ final class RequestRelay {
 
   /** The exchange finished: what it still holds of the request is let go. */
   void release() {
-    if (head != null) {
-      head.release();
-      head = null;
-    }
-    if (queued != null) {
-      queued.forEach(ByteBuf::release);
-      queued = null;
-    }
+    dropHead();
+    releaseQueued();
   }
 }

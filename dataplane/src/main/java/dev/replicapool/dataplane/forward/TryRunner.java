@@ -64,9 +64,12 @@ final class TryRunner implements QueueSlot.Owner {
     this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, timeouts);
   }
 
-  /** Hedges follow the first try when the pool's hedging covers the request. */
+  /**
+   * Hedges follow the first try when the pool's hedging covers the request. A request with a body
+   * is not hedged: its body streams to one member at a time.
+   */
   void hedgeIfCovered() {
-    if (tries.hedgeable()) {
+    if (request.bodyless() && tries.hedgeable()) {
       RequestPolicy rp = pool.requests();
       hedges = new Hedges(fw, pool, tries, deadlines, this, exchange, front, request, response);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
