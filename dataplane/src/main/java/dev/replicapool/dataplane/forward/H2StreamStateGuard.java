@@ -88,7 +88,15 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
       @Override
       protected Http2FrameCodec build(
           Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
-        return super.build(new H2StreamStateGuard(decoder), encoder, settings);
+        Http2FrameCodec codec =
+            new H2ServerCodec(
+                encoder,
+                new H2StreamStateGuard(decoder),
+                settings,
+                decoupleCloseAndGoAway(),
+                flushPreface());
+        codec.gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis());
+        return codec;
       }
     };
   }

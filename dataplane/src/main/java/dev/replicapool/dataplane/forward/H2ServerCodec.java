@@ -1,0 +1,67 @@
+package dev.replicapool.dataplane.forward;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2Stream;
+
+/**
+ * Netty's frame codec for a client's HTTP/2 connection, with two floods it lets through closed:
+ *
+ * <ul>
+ *   <li>a client that floods PING or SETTINGS and never reads the acknowledgements is closed by
+ *       Netty's encoder (ENHANCE_YOUR_CALM), which tells the pipeline nothing of it: it reaches
+ *       {@link H2ConnectionErrors} here, to be counted like the client's other errors;
+ *   <li>a header block past the limit (an HPACK bomb: one large field in the dynamic table, then
+ *       streams that name it thousands of times) gets a 431 and a reset, cheaply, and Netty would
+ *       take them forever: past {@link #MAX_OVERSIZED_HEADER_BLOCKS} on one connection it is closed
+ *       with ENHANCE_YOUR_CALM.
+ * </ul>
+ */
+final class H2ServerCodec extends Http2FrameCodec {
+  /** A client whose header blocks outgrow the limit this often is attacking, not mistaken. */
+  static final int MAX_OVERSIZED_HEADER_BLOCKS = 16;
+
+  private int oversizedHeaderBlocks;
+
+  H2ServerCodec(
+      Http2ConnectionEncoder encoder,
+      Http2ConnectionDecoder decoder,
+      Http2Settings settings,
+      boolean decoupleCloseAndGoAway,
+      boolean flushPreface) {
+    super(encoder, decoder, settings, decoupleCloseAndGoAway, flushPreface);
+  }
+
+  @Override
+  protected void onConnectionError(
+      ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+    if (outbound && cause instanceof Http2Exception) {
+      ctx.fireExceptionCaught(cause); // Netty fires only the inbound ones
+    }
+    super.onConnectionError(ctx, outbound, cause, http2Ex);
+  }
+
+  @Override
+  protected void handleServerHeaderDecodeSizeError(ChannelHandlerContext ctx, Http2Stream stream) {
+    oversizedHeaderBlocks++;
+    if (oversizedHeaderBlocks > MAX_OVERSIZED_HEADER_BLOCKS + 1) {
+      return; // closing already: the rest of the read is the same attack
+    }
+    if (oversizedHeaderBlocks > MAX_OVERSIZED_HEADER_BLOCKS) {
+      onError(
+          ctx,
+          false,
+          Http2Exception.connectionError(
+              Http2Error.ENHANCE_YOUR_CALM,
+              "%d header blocks past the size limit on one connection",
+              oversizedHeaderBlocks));
+      return;
+    }
+    super.handleServerHeaderDecodeSizeError(ctx, stream);
+  }
+}

@@ -1,0 +1,305 @@
+package dev.replicapool.dataplane;
+
+import static dev.replicapool.dataplane.RawH2Frames.frame;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP/2 flood classes, each from a raw attacking client written for it: CONTINUATION flood
+ * (the 2024 family), HPACK bomb, PING flood and SETTINGS flood (a client that never reads the
+ * acknowledgements). For each: the attacker's connection is closed with the error code the attack
+ * earns, the data plane counts it in {@code replicapool_client_protocol_errors_total{error}}, no
+ * member receives anything of it, and a well-behaved client on another connection gets every answer
+ * while it runs. (Rapid reset, and a client whose own deadlines cancel its calls: {@link
+ * H2ResetFloodIT}.)
+ */
+class H2FloodsIT extends DataPlaneTestBase {
+  static final String HOST = "floods.example";
+  static final String CALM_HOST = "calm.example";
+  static final int ENHANCE_YOUR_CALM = 0xb;
+  static final int PROTOCOL_ERROR = 0x1;
+
+  /** The attacked pool's member, and the well-behaved client's. */
+  TestMember member;
+
+  TestMember calm;
+  final ExecutorService threads = Executors.newCachedThreadPool();
+
+  @BeforeEach
+  void servePool() {
+    startDataPlane();
+    member = member("m1");
+    calm = member("calm");
+    publish(SnapshotBuilder.pool("shop/floods").hosts(HOST).members(member.snapshot(1)));
+    publish(SnapshotBuilder.pool("shop/calm").hosts(CALM_HOST).members(calm.snapshot(1)));
+  }
+
+  @AfterEach
+  void stopThreads() {
+    threads.shutdownNow();
+  }
+
+  @Test
+  void aContinuationFloodIsClosedOnceItsHeadersOutgrowTheLimit() throws Exception {
+    Attack a =
+        attack(
+            out -> {
+              // HEADERS without END_HEADERS, then CONTINUATION frames that never end the block.
+              out.write(frame(0x1, 0x1, 1, RawH2Frames.request(HOST, "/flood")));
+              byte[] block = fields(16_000);
+              for (int i = 0; i < 10_000; i++) { // 160 MB if nothing stops it
+                out.write(frame(0x9, 0x0, 1, block));
+              }
+            });
+    assertThat(a.goAway).as("the attacker's connection ends with GOAWAY").isEqualTo(PROTOCOL_ERROR);
+    assertThat(a.sentBytes)
+        .as("closed long before the flood's end")
+        .isLessThan(10_000L * 16_000 / 10);
+    assertClosedWithCounter(a, "PROTOCOL_ERROR", 0);
+  }
+
+  @Test
+  void anHpackBombIsAnswered431ThenClosed() throws Exception {
+    Attack a =
+        attack(
+            out -> {
+              // One 4,000-byte field into the dynamic table, then streams naming it 4,000 times
+              // each: 16 MB of headers per 4 KB sent.
+              ByteArrayOutputStream first = new ByteArrayOutputStream();
+              first.writeBytes(RawH2Frames.request(HOST, "/"));
+              first.write(0x40); // literal with incremental indexing, new name
+              first.write(6);
+              first.writeBytes("x-bomb".getBytes(StandardCharsets.US_ASCII));
+              first.writeBytes(new byte[] {0x7f, (byte) 0xa1, 0x1e}); // length 4,000 (7-bit prefix)
+              first.writeBytes("a".repeat(4000).getBytes(StandardCharsets.US_ASCII));
+              out.write(frame(0x1, 0x5, 1, first.toByteArray()));
+              ByteArrayOutputStream bomb = new ByteArrayOutputStream();
+              bomb.writeBytes(RawH2Frames.request(HOST, "/bomb"));
+              for (int i = 0; i < 4000; i++) {
+                bomb.write(0xbe); // indexed field 62: the dynamic table's newest entry
+              }
+              for (int id = 3; id < 3 + 2 * 200; id += 2) {
+                out.write(frame(0x1, 0x5, id, bomb.toByteArray()));
+              }
+            });
+    assertThat(a.goAway).as("the attacker's connection ends with GOAWAY").isNotNull();
+    assertThat(a.goAway).isEqualTo(ENHANCE_YOUR_CALM);
+    assertThat(a.frames().get(0x1))
+        .as("431 answers before the close, at most the limit's")
+        .isLessThanOrEqualTo(16 /* H2ServerCodec.MAX_OVERSIZED_HEADER_BLOCKS */ + 1);
+    assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 1); // the first stream is a fair request
+  }
+
+  @Test
+  void aPingFloodFromAClientThatNeverReadsIsClosed() throws Exception {
+    Attack a =
+        attack(
+            out -> {
+              byte[] ping = frame(0x6, 0x0, 0, new byte[8]);
+              byte[] burst = new byte[ping.length * 1000];
+              for (int i = 0; i < 1000; i++) {
+                System.arraycopy(ping, 0, burst, i * ping.length, ping.length);
+              }
+              for (int i = 0; i < 1000; i++) { // a million PINGs, each owed an acknowledgement
+                out.write(burst);
+              }
+            });
+    assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 0);
+  }
+
+  @Test
+  void aSettingsFloodFromAClientThatNeverReadsIsClosed() throws Exception {
+    Attack a =
+        attack(
+            out -> {
+              byte[] settings = frame(0x4, 0x0, 0, new byte[] {0, 0x3, 0, 0, 0x3, (byte) 0xe8});
+              byte[] burst = new byte[settings.length * 1000];
+              for (int i = 0; i < 1000; i++) {
+                System.arraycopy(settings, 0, burst, i * settings.length, settings.length);
+              }
+              for (int i = 0; i < 1000; i++) {
+                out.write(burst);
+              }
+            });
+    assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 0);
+  }
+
+  // ---------------------------------------------------------------- the attacker and the bystander
+
+  interface Flood {
+    void send(OutputStream out) throws IOException;
+  }
+
+  /** How an attack ended: the GOAWAY's error code if one was read, and what was sent. */
+  record Attack(
+      Integer goAway,
+      long sentBytes,
+      Map<Integer, Integer> frames,
+      List<Integer> bystanderStatuses) {}
+
+  /**
+   * Runs {@code flood} on a new connection (preface and SETTINGS first; the attacker reads only
+   * once its flood is written or cut off) while a well-behaved HTTP/1.1 client sends requests on
+   * another connection; returns once the attacker's connection is closed.
+   */
+  Attack attack(Flood flood) throws Exception {
+    Socket s = new Socket();
+    s.setReceiveBufferSize(4096); // a reader that does not read: the server's writes back up
+    s.connect(new InetSocketAddress("127.0.0.1", dp.trafficPort()));
+    s.setSoTimeout(20_000);
+    CountingOutput out = new CountingOutput(s.getOutputStream());
+    out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    out.write(frame(0x4, 0, 0, new byte[0]));
+    Future<List<Integer>> bystander = threads.submit(this::bystander);
+    Future<?> sending =
+        threads.submit(
+            () -> {
+              try {
+                flood.send(out);
+              } catch (IOException closed) {
+                // the data plane closed the connection under the flood: what is expected
+              }
+              return null;
+            });
+    sending.get(60, TimeUnit.SECONDS);
+    Map<Integer, Integer> frames = new TreeMap<>();
+    Integer goAway = readUntilClosed(new DataInputStream(s.getInputStream()), frames);
+    s.close();
+    stopBystander = true;
+    List<Integer> statuses = bystander.get(30, TimeUnit.SECONDS);
+    assertThat(statuses)
+        .as("the well-behaved client's answers while the attack ran")
+        .isNotEmpty()
+        .containsOnly(200);
+    return new Attack(goAway, out.count, frames, statuses);
+  }
+
+  volatile boolean stopBystander;
+
+  /** GETs one after the other on its own connection until the attack is over. */
+  List<Integer> bystander() throws IOException {
+    List<Integer> statuses = new ArrayList<>();
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      while (!stopBystander || statuses.isEmpty()) {
+        statuses.add(c.send("GET /calm HTTP/1.1\r\nHost: " + CALM_HOST + "\r\n\r\n").status());
+      }
+    }
+    return statuses;
+  }
+
+  /**
+   * The data plane counted the closed connection once, with {@code error}; the member saw none of
+   * the flood ({@code fairRequests} aside).
+   */
+  void assertClosedWithCounter(Attack a, String error, int fairRequests) throws Exception {
+    String counted =
+        "replicapool_client_protocol_errors_total{error=\"" + error + "\",protocol=\"h2\"} 1.0";
+    await().atMost(WAIT).untilAsserted(() -> assertThat(protocolErrorLines()).contains(counted));
+    System.out.println(
+        "FIGURE h2 flood: GOAWAY "
+            + a.goAway
+            + " after "
+            + a.sentBytes
+            + " bytes; frames read by type "
+            + a.frames
+            + "; counters "
+            + protocolErrorLines()
+            + "; bystander "
+            + a.bystanderStatuses.size()
+            + " answers, all 200");
+    assertThat(protocolErrorLines()).as("one connection, counted once").containsExactly(counted);
+    assertThat(member.heads.get())
+        .as("nothing of the flood reached the member")
+        .isLessThanOrEqualTo(fairRequests);
+  }
+
+  /**
+   * Reads frames until the connection closes: the GOAWAY's error code, if one came (frames the
+   * server queued before it are skipped; a reset connection ends the reading as a close does).
+   */
+  static Integer readUntilClosed(DataInputStream in, Map<Integer, Integer> frames)
+      throws IOException {
+    Integer goAway = null;
+    try {
+      while (true) {
+        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+        int type = in.readUnsignedByte();
+        in.readUnsignedByte();
+        in.readInt();
+        byte[] payload = in.readNBytes(length);
+        frames.merge(type, 1, Integer::sum);
+        if (type == 0x7 && payload.length >= 8) {
+          goAway =
+              ((payload[4] & 0xff) << 24)
+                  | ((payload[5] & 0xff) << 16)
+                  | ((payload[6] & 0xff) << 8)
+                  | (payload[7] & 0xff);
+        }
+      }
+    } catch (EOFException | java.net.SocketException closed) {
+      return goAway;
+    } catch (SocketTimeoutException open) {
+      throw new AssertionError(
+          "the attacker's connection is still open after 20 s; frames by type: " + frames, open);
+    }
+  }
+
+  /** Literal header fields (without indexing) filling about {@code bytes} of header block. */
+  static byte[] fields(int bytes) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    while (b.size() + 110 < bytes) {
+      RawH2Frames.literal(b, "x-flood", "f".repeat(100));
+    }
+    return b.toByteArray();
+  }
+
+  List<String> protocolErrorLines() throws Exception {
+    return adminGet("/metrics")
+        .body()
+        .lines()
+        .filter(l -> l.startsWith("replicapool_client_protocol_errors_total{"))
+        .toList();
+  }
+
+  static final class CountingOutput extends OutputStream {
+    private final OutputStream out;
+    volatile long count;
+
+    CountingOutput(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      count += len;
+    }
+  }
+}
