@@ -115,6 +115,11 @@ class PrometheusServerIT {
     if (h != null) {
       h.close();
     }
+    if (dir != null) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
   }
 
   @Test
