@@ -116,14 +116,8 @@ class H2FloodsIT extends DataPlaneTestBase {
     Attack a =
         attack(
             out -> {
-              byte[] ping = frame(0x6, 0x0, 0, new byte[8]);
-              byte[] burst = new byte[ping.length * 1000];
-              for (int i = 0; i < 1000; i++) {
-                System.arraycopy(ping, 0, burst, i * ping.length, ping.length);
-              }
-              for (int i = 0; i < 1000; i++) { // a million PINGs, each owed an acknowledgement
-                out.write(burst);
-              }
+              // a million PINGs, each owed an acknowledgement
+              flood(out, frame(0x6, 0x0, 0, new byte[8]), 1_000_000);
             });
     assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 0);
   }
@@ -133,14 +127,9 @@ class H2FloodsIT extends DataPlaneTestBase {
     Attack a =
         attack(
             out -> {
-              byte[] settings = frame(0x4, 0x0, 0, new byte[] {0, 0x3, 0, 0, 0x3, (byte) 0xe8});
-              byte[] burst = new byte[settings.length * 1000];
-              for (int i = 0; i < 1000; i++) {
-                System.arraycopy(settings, 0, burst, i * settings.length, settings.length);
-              }
-              for (int i = 0; i < 1000; i++) {
-                out.write(burst);
-              }
+              // a million SETTINGS (MAX_CONCURRENT_STREAMS 1000), each owed an acknowledgement
+              flood(
+                  out, frame(0x4, 0x0, 0, new byte[] {0, 0x3, 0, 0, 0x3, (byte) 0xe8}), 1_000_000);
             });
     assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 0);
   }
@@ -262,6 +251,17 @@ class H2FloodsIT extends DataPlaneTestBase {
     } catch (SocketTimeoutException open) {
       throw new AssertionError(
           "the attacker's connection is still open after 20 s; frames by type: " + frames, open);
+    }
+  }
+
+  /** Writes {@code frame} {@code times} times, a thousand to a write. */
+  static void flood(OutputStream out, byte[] frame, int times) throws IOException {
+    byte[] burst = new byte[frame.length * 1000];
+    for (int i = 0; i < 1000; i++) {
+      System.arraycopy(frame, 0, burst, i * frame.length, frame.length);
+    }
+    for (int i = 0; i < times / 1000; i++) {
+      out.write(burst);
     }
   }
 

@@ -71,6 +71,31 @@ class RetrySafetyIT extends DataPlaneTestBase {
     publish(b);
   }
 
+  /** POST /orders over HTTP/1.1, its 27 bytes in one chunk. */
+  RawHttp.Response h1ChunkedPost() throws Exception {
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      return c.send(
+          "POST /orders HTTP/1.1\r\nHost: "
+              + HOST
+              + "\r\nTransfer-Encoding: chunked\r\n\r\n1b\r\n"
+              + BODY
+              + "\r\n0\r\n\r\n");
+    }
+  }
+
+  /** POST /orders over HTTP/1.1 with a Content-Length. */
+  RawHttp.Response h1Post(String body) throws Exception {
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      return c.send(
+          "POST /orders HTTP/1.1\r\nHost: "
+              + HOST
+              + "\r\nContent-Length: "
+              + body.length()
+              + "\r\n\r\n"
+              + body);
+    }
+  }
+
   @Test
   void anHttp11ChunkedPostThatReachedACrashedMemberIsNotSentAgain() throws Exception {
     CrashingMember crash = crashing();
@@ -78,16 +103,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
     CrashingMember c3 = recording("c3");
     startDataPlane();
     pool("http", SnapshotBuilder.pool("shop/h1"), crash, c2, c3);
-    RawHttp.Response r;
-    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      r =
-          c.send(
-              "POST /orders HTTP/1.1\r\nHost: "
-                  + HOST
-                  + "\r\nTransfer-Encoding: chunked\r\n\r\n1b\r\n"
-                  + BODY
-                  + "\r\n0\r\n\r\n");
-    }
+    RawHttp.Response r = h1ChunkedPost();
     assertThat(r.status()).isEqualTo(502);
     assertThat(crash.received).containsExactly(new Received("POST", "/orders", BODY));
     assertThat(c2.received).isEmpty();
@@ -100,16 +116,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
     CrashingMember c2 = recording("c2");
     startDataPlane();
     pool("http", SnapshotBuilder.pool("shop/h1").idempotent(List.of("POST"), null), crash, c2);
-    RawHttp.Response r;
-    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      r =
-          c.send(
-              "POST /orders HTTP/1.1\r\nHost: "
-                  + HOST
-                  + "\r\nTransfer-Encoding: chunked\r\n\r\n1b\r\n"
-                  + BODY
-                  + "\r\n0\r\n\r\n");
-    }
+    RawHttp.Response r = h1ChunkedPost();
     assertThat(r.status()).as(r.body()).isEqualTo(200);
     assertThat(r.header("x-replica")).isEqualTo("c2");
     assertThat(crash.received).containsExactly(new Received("POST", "/orders", BODY));
@@ -124,17 +131,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
     startDataPlane();
     pool("http", SnapshotBuilder.pool("shop/h1").idempotent(List.of("POST"), null), crash, c2);
     String big = "0123456789abcdef".repeat(80 * 1024 / 16); // 80 KiB
-    RawHttp.Response r;
-    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      r =
-          c.send(
-              "POST /orders HTTP/1.1\r\nHost: "
-                  + HOST
-                  + "\r\nContent-Length: "
-                  + big.length()
-                  + "\r\n\r\n"
-                  + big);
-    }
+    RawHttp.Response r = h1Post(big);
     assertThat(r.status()).isEqualTo(502);
     assertThat(crash.received).containsExactly(new Received("POST", "/orders", big));
     assertThat(c2.received).isEmpty();
@@ -147,12 +144,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
     CrashingMember c2 = recording("c2");
     startDataPlane();
     pool("kubernetes.io/h2c", SnapshotBuilder.pool("shop/h2c"), refusing, c2);
-    RawHttp.Response r;
-    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      r =
-          c.send(
-              "POST /orders HTTP/1.1\r\nHost: " + HOST + "\r\nContent-Length: 27\r\n\r\n" + BODY);
-    }
+    RawHttp.Response r = h1Post(BODY);
     assertThat(r.status()).as(r.body()).isEqualTo(200);
     assertThat(r.header("x-replica")).isEqualTo("c2");
     assertThat(refusing.received).containsExactly(new Received("POST", "/orders", BODY));
