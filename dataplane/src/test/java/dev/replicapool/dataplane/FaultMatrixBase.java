@@ -22,6 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiPredicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -66,6 +68,64 @@ abstract class FaultMatrixBase extends DataPlaneTestBase {
 
     Request(String label) {
       this.label = label;
+    }
+  }
+
+  /** A matrix's fault, as a cell names it. */
+  interface Fault {
+    String label();
+  }
+
+  /**
+   * One cell: a client, the members' protocol, the fault of the member picked first, a request, and
+   * whether the pool names POST and the gRPC service idempotent ({@code named}).
+   */
+  record Cell<F extends Fault>(
+      Client client, Members members, F fault, Request request, boolean named) {
+    @Override
+    public String toString() {
+      return client.label
+          + " -> "
+          + members.appProtocol
+          + " | "
+          + fault.label()
+          + " | "
+          + request.label
+          + " | "
+          + (named ? "POST+gRPC named idempotent" : "default idempotency");
+    }
+
+    /** GET always; POST and the gRPC call only when the pool names them. */
+    boolean idempotent() {
+      return request == Request.GET || named;
+    }
+
+    /**
+     * Every cell over {@code faults} that {@code applies} keeps: a gRPC client sends the gRPC call
+     * and no other client does; GET is idempotent either way, so it is not named.
+     */
+    static <F extends Fault> Stream<Cell<F>> all(F[] faults, BiPredicate<F, Members> applies) {
+      List<Cell<F>> all = new ArrayList<>();
+      for (Client c : Client.values()) {
+        for (Members m : Members.values()) {
+          for (F f : faults) {
+            if (!applies.test(f, m)) {
+              continue;
+            }
+            for (Request r : Request.values()) {
+              if ((c == Client.GRPC) != (r == Request.GRPC_UNARY)) {
+                continue;
+              }
+              for (boolean named : new boolean[] {false, true}) {
+                if (!(named && r == Request.GET)) {
+                  all.add(new Cell<>(c, m, f, r, named));
+                }
+              }
+            }
+          }
+        }
+      }
+      return all.stream();
     }
   }
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * one, and the member's connection is not used again.
  */
 class ProtocolFaultMatrix2IT extends FaultMatrixBase {
-  enum Fault {
+  enum Fault implements FaultMatrixBase.Fault {
     STALL("stalls past the per-try timeout", Mode.STALL),
     RESET_MID_ANSWER("reset mid-answer", Mode.RESET_MID_ANSWER),
     GOAWAY_AT_PREFACE("GOAWAY(0) at the preface", Mode.GOAWAY_AT_PREFACE),
@@ -42,86 +42,56 @@ class ProtocolFaultMatrix2IT extends FaultMatrixBase {
       this.label = label;
       this.mode = mode;
     }
+
+    @Override
+    public String label() {
+      return label;
+    }
   }
 
   static final long PER_TRY_MILLIS = 200;
 
-  /** One cell; {@code named}: the pool names POST and the gRPC service idempotent. */
-  record Cell(Client client, Members members, Fault fault, Request request, boolean named) {
-    @Override
-    public String toString() {
-      return client.label
-          + " -> "
-          + members.appProtocol
-          + " | "
-          + fault.label
-          + " | "
-          + request.label
-          + " | "
-          + (named ? "POST+gRPC named idempotent" : "default idempotency");
-    }
-
-    boolean idempotent() {
-      return request == Request.GET || named;
-    }
-
-    /** Whether the table certainly sends it to the other member. */
-    boolean sentAgain() {
-      return switch (fault) {
-        case STALL, GOAWAY_AFTER_READ -> idempotent(); // every body here is kept (3,000 bytes)
-        case GOAWAY_AT_PREFACE -> true; // unprocessed: any request whose bytes it has
-        case RESET_MID_ANSWER, EXTRA_ANSWER -> false; // an answer started
-      };
-    }
-
-    /** The reason the retry is reported with, when sent again. */
-    List<String> retryReasons() {
-      return switch (fault) {
-        case STALL -> List.of("timeout");
-        case GOAWAY_AFTER_READ -> List.of("reset");
-        default -> List.of("unprocessed", "connect_failure");
-      };
-    }
-
-    /** What the client gets when it is not sent again. */
-    String failedStatus() {
-      return switch (fault) {
-        case STALL -> client == Client.GRPC ? "DEADLINE_EXCEEDED" : "504";
-        case RESET_MID_ANSWER -> client == Client.GRPC ? "UNAVAILABLE" : "failed";
-        default -> client == Client.GRPC ? "UNAVAILABLE" : "502";
-      };
-    }
+  /** Whether the table certainly sends it to the other member. */
+  static boolean sentAgain(Cell<Fault> cell) {
+    return switch (cell.fault()) {
+      case STALL, GOAWAY_AFTER_READ -> cell.idempotent(); // every body here is kept (3,000 bytes)
+      case GOAWAY_AT_PREFACE -> true; // unprocessed: any request whose bytes it has
+      case RESET_MID_ANSWER, EXTRA_ANSWER -> false; // an answer started
+    };
   }
 
-  static Stream<Cell> cells() {
-    List<Cell> all = new ArrayList<>();
-    for (Client c : Client.values()) {
-      for (Members m : Members.values()) {
-        for (Fault f : Fault.values()) {
+  /** The reason the retry is reported with, when sent again. */
+  static List<String> expectedRetryReasons(Cell<Fault> cell) {
+    return switch (cell.fault()) {
+      case STALL -> List.of("timeout");
+      case GOAWAY_AFTER_READ -> List.of("reset");
+      default -> List.of("unprocessed", "connect_failure");
+    };
+  }
+
+  /** What the client gets when it is not sent again. */
+  static String failedStatus(Cell<Fault> cell) {
+    boolean grpc = cell.client() == Client.GRPC;
+    return switch (cell.fault()) {
+      case STALL -> grpc ? "DEADLINE_EXCEEDED" : "504";
+      case RESET_MID_ANSWER -> grpc ? "UNAVAILABLE" : "failed";
+      default -> grpc ? "UNAVAILABLE" : "502";
+    };
+  }
+
+  static Stream<Cell<Fault>> cells() {
+    return Cell.all(
+        Fault.values(),
+        (f, m) -> {
+          // GOAWAY is HTTP/2's; two answers to one request HTTP/1.1's
           boolean goAway = f == Fault.GOAWAY_AT_PREFACE || f == Fault.GOAWAY_AFTER_READ;
-          if (goAway && m != Members.H2C || f == Fault.EXTRA_ANSWER && m != Members.HTTP) {
-            continue; // GOAWAY is HTTP/2's; two answers to one request HTTP/1.1's
-          }
-          for (Request r : Request.values()) {
-            if ((c == Client.GRPC) != (r == Request.GRPC_UNARY)) {
-              continue;
-            }
-            for (boolean named : new boolean[] {false, true}) {
-              if (named && r == Request.GET) {
-                continue;
-              }
-              all.add(new Cell(c, m, f, r, named));
-            }
-          }
-        }
-      }
-    }
-    return all.stream();
+          return !(goAway && m != Members.H2C || f == Fault.EXTRA_ANSWER && m != Members.HTTP);
+        });
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cells")
-  void aFaultIsAnsweredAsTheTableSays(Cell cell) throws Exception {
+  void aFaultIsAnsweredAsTheTableSays(Cell<Fault> cell) throws Exception {
     int n = cellNumber.incrementAndGet();
     String host = "d" + n + ".matrix2.example";
     String pool = "matrix2/d" + n;
@@ -163,13 +133,13 @@ class ProtocolFaultMatrix2IT extends FaultMatrixBase {
             .as("%s: the faulty member read it once, as sent", cell)
             .containsExactly(sent);
       }
-      if (cell.sentAgain()) {
+      if (sentAgain(cell)) {
         assertThat(answering.seen).as("%s: sent again, byte for byte", cell).containsExactly(sent);
         assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell.client()), ANSWERING));
-        assertThat(retries).as("%s: why", cell).hasSize(1).isSubsetOf(cell.retryReasons());
+        assertThat(retries).as("%s: why", cell).hasSize(1).isSubsetOf(expectedRetryReasons(cell));
       } else {
         assertThat(answering.seen).as("%s: not sent again", cell).isEmpty();
-        assertThat(got.status()).as("%s: %s", cell, got).isEqualTo(cell.failedStatus());
+        assertThat(got.status()).as("%s: %s", cell, got).isEqualTo(failedStatus(cell));
         assertThat(retries).as("%s: no retry", cell).isEmpty();
       }
     } finally {
@@ -184,7 +154,7 @@ class ProtocolFaultMatrix2IT extends FaultMatrixBase {
    * and the member connection that carried a stray answer is closed: each request has its own.
    */
   void twoAnswers(
-      Cell cell, String host, byte[] body, Seen sent, CrashingMember faulty, String pool)
+      Cell<Fault> cell, String host, byte[] body, Seen sent, CrashingMember faulty, String pool)
       throws Exception {
     List<Outcome> got = new ArrayList<>();
     if (cell.client() == Client.H1) {

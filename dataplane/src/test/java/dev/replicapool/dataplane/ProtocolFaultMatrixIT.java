@@ -8,7 +8,6 @@ import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.CrashingMember.Mode;
 import dev.replicapool.dataplane.CrashingMember.Seen;
 import java.net.ServerSocket;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * 502 (gRPC: UNAVAILABLE, never INTERNAL) or the member's 503.
  */
 class ProtocolFaultMatrixIT extends FaultMatrixBase {
-  enum Fault {
+  enum Fault implements FaultMatrixBase.Fault {
     REFUSED("connection refused"),
     CLOSE_ON_ACCEPT("crash before reading"),
     CRASH_AFTER_READ("crash after reading"),
@@ -43,71 +42,37 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
     Fault(String label) {
       this.label = label;
     }
-  }
 
-  /** One cell of the matrix; {@code named}: the pool names POST and the gRPC service idempotent. */
-  record Cell(Client client, Members members, Fault fault, Request request, boolean named) {
     @Override
-    public String toString() {
-      return client.label
-          + " -> "
-          + members.appProtocol
-          + " | "
-          + fault.label
-          + " | "
-          + request.label
-          + " | "
-          + (named ? "POST+gRPC named idempotent" : "default idempotency");
-    }
-
-    /** GET always; POST and the gRPC call only when the pool names them. */
-    boolean idempotent() {
-      return request == Request.GET || named;
-    }
-
-    /** Whether the table sends it to the other member. */
-    boolean sentAgain() {
-      return switch (fault) {
-        case REFUSED -> true;
-        // every request here is kept whole (bodies of 3,000 bytes, below the 64 KiB kept)
-        case CLOSE_ON_ACCEPT, CRASH_AFTER_READ -> idempotent();
-        case ANSWER_503 -> false; // retry.retryIdempotentOn5xx is off by default
-      };
-    }
-
-    /** Whether the faulty member reads the request. */
-    boolean faultyReads() {
-      return fault == Fault.CRASH_AFTER_READ || fault == Fault.ANSWER_503;
+    public String label() {
+      return label;
     }
   }
 
-  static Stream<Cell> cells() {
-    List<Cell> all = new ArrayList<>();
-    for (Client c : Client.values()) {
-      for (Members m : Members.values()) {
-        for (Fault f : Fault.values()) {
-          for (Request r : Request.values()) {
-            if ((c == Client.GRPC) != (r == Request.GRPC_UNARY)) {
-              continue;
-            }
-            for (boolean named : new boolean[] {false, true}) {
-              if (named && r == Request.GET) {
-                continue; // GET is idempotent either way
-              }
-              all.add(new Cell(c, m, f, r, named));
-            }
-          }
-        }
-      }
-    }
-    // A cell the data plane fails today is left out here, with a comment "// fails today: <what
-    // happens>", until it is fixed. None is left out.
-    return all.stream();
+  /** Whether the table sends it to the other member. */
+  static boolean sentAgain(Cell<Fault> cell) {
+    return switch (cell.fault()) {
+      case REFUSED -> true;
+      // every request here is kept whole (bodies of 3,000 bytes, below the 64 KiB kept)
+      case CLOSE_ON_ACCEPT, CRASH_AFTER_READ -> cell.idempotent();
+      case ANSWER_503 -> false; // retry.retryIdempotentOn5xx is off by default
+    };
+  }
+
+  /** Whether the faulty member reads the request. */
+  static boolean faultyReads(Cell<Fault> cell) {
+    return cell.fault() == Fault.CRASH_AFTER_READ || cell.fault() == Fault.ANSWER_503;
+  }
+
+  // A cell the data plane fails today is left out here, with a comment "// fails today: <what
+  // happens>", until it is fixed. None is left out.
+  static Stream<Cell<Fault>> cells() {
+    return Cell.all(Fault.values(), (f, m) -> true);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cells")
-  void aRequestIsSentAgainOnlyAsTheTableSays(Cell cell) throws Exception {
+  void aRequestIsSentAgainOnlyAsTheTableSays(Cell<Fault> cell) throws Exception {
     int n = cellNumber.incrementAndGet();
     String host = "c" + n + ".matrix.example";
     CrashingMember faulty = null;
@@ -145,7 +110,7 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
       List<String> retries = retryReasons("matrix/c" + n);
       System.out.println("CELL " + cell + ": " + got.status() + ", retries " + retries);
 
-      if (cell.faultyReads()) {
+      if (faultyReads(cell)) {
         CrashingMember f = faulty;
         await().atMost(WAIT).untilAsserted(() -> assertThat(f.seen).isNotEmpty());
         assertThat(faulty.seen)
@@ -155,7 +120,7 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
         assertThat(faulty.accepted).as("%s: the member was dialled", cell).hasPositiveValue();
         assertThat(faulty.seen).as("%s: the member read nothing", cell).isEmpty();
       }
-      if (cell.sentAgain()) {
+      if (sentAgain(cell)) {
         assertThat(answering.seen).as("%s: sent again, byte for byte", cell).containsExactly(sent);
         assertThat(got).as("%s", cell).isEqualTo(new Outcome(okStatus(cell.client()), ANSWERING));
       } else if (cell.fault() == Fault.CLOSE_ON_ACCEPT && !answering.seen.isEmpty()) {
@@ -190,7 +155,7 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
   }
 
   /** A try that may have reached a member and is not sent again: 502; the member's own 503. */
-  static String failedStatus(Cell cell) {
+  static String failedStatus(Cell<Fault> cell) {
     if (cell.client() == Client.GRPC) {
       return "UNAVAILABLE";
     }
