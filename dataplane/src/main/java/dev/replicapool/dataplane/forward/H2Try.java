@@ -195,13 +195,14 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private void headers(Http2HeadersFrame h) {
     Http2Headers head = h.headers();
     reported(head);
+    boolean failedCall = h.isEndStream() && grpcUnavailable(head);
     if (!owner.answerStarted()) {
       int status = owner.answerStarts(head);
-      if (!(h.isEndStream() && grpcUnavailable(head))) {
+      if (!failedCall) {
         countResult(status >= 500, status);
       }
     }
-    if (h.isEndStream() && grpcUnavailable(head)) {
+    if (failedCall) {
       countResult(true, 0); // trailers of a failed call, whatever the :status said
     }
     CharSequence answered = head.status();
