@@ -22,19 +22,6 @@ public record ReplicaOptions(
     int workers,
     long serviceMillis) {
 
-  /** Without --workers: unlimited, no queueing and no load report (as before issue 23). */
-  public ReplicaOptions(
-      String name,
-      String host,
-      int port,
-      int threads,
-      OptionalLong seed,
-      Optional<Registration> register,
-      boolean help,
-      int grpcPort) {
-    this(name, host, port, threads, seed, register, help, grpcPort, 0, 0);
-  }
-
   /** {@code --register namespace/pool} and the settings of its Lease. */
   public record Registration(
       String namespace,
@@ -97,7 +84,8 @@ public record ReplicaOptions(
   public static ReplicaOptions parse(String... args) throws UsageException {
     for (String arg : args) {
       if (arg.equals("--help") || arg.equals("-h")) {
-        return new ReplicaOptions("-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1);
+        return new ReplicaOptions(
+            "-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1, 0, 0);
       }
     }
     Flags flags = Flags.parse(args, VALUED, Set.of());

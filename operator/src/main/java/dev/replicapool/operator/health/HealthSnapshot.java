@@ -22,27 +22,6 @@ public record HealthSnapshot(
     int consecutiveSuccesses,
     Double utilization) {
 
-  public HealthSnapshot(
-      MemberState state,
-      double weight,
-      Long latencyP95Millis,
-      double errorRate,
-      String reason,
-      Instant lastTransition,
-      int consecutiveFailures,
-      int consecutiveSuccesses) {
-    this(
-        state,
-        weight,
-        latencyP95Millis,
-        errorRate,
-        reason,
-        lastTransition,
-        consecutiveFailures,
-        consecutiveSuccesses,
-        null);
-  }
-
   /** True when the member gets traffic now: Healthy or Degraded with a weight above 0. */
   public boolean routable() {
     return (state == MemberState.Healthy || state == MemberState.Degraded) && weight > 0;

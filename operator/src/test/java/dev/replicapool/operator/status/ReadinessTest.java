@@ -53,7 +53,7 @@ class ReadinessTest {
     var row =
         new StatusBuilder.Row(
             new Member("10.0.0.1", 8080, MemberSource.Static, null, false, null, null),
-            new HealthSnapshot(member, routable ? 1.0 : 0.0, null, 0.0, "why", NOW, 0, 0));
+            new HealthSnapshot(member, routable ? 1.0 : 0.0, null, 0.0, "why", NOW, 0, 0, null));
     return StatusBuilder.build(
         new StatusBuilder.Observation(
             pool,
@@ -197,11 +197,11 @@ class ReadinessTest {
     var kept =
         new StatusBuilder.Row(
             new Member("10.0.0.1", 8080, MemberSource.Static, null, false, null, null),
-            new HealthSnapshot(MemberState.Draining, 1.0, null, 0.0, "kept", NOW, 0, 0));
+            new HealthSnapshot(MemberState.Draining, 1.0, null, 0.0, "kept", NOW, 0, 0, null));
     var pending =
         new StatusBuilder.Row(
             new Member("10.0.0.2", 8080, MemberSource.Static, null, false, null, null),
-            new HealthSnapshot(MemberState.Pending, 0.0, null, 0.0, "waiting", NOW, 0, 0));
+            new HealthSnapshot(MemberState.Pending, 0.0, null, 0.0, "waiting", NOW, 0, 0, null));
     ReplicaPoolStatus s =
         StatusBuilder.build(
             new StatusBuilder.Observation(

@@ -23,7 +23,8 @@ class StatusBuilderTest {
     boolean routable = state == MemberState.Healthy || state == MemberState.Degraded;
     return new StatusBuilder.Row(
         new Member("10.0.0." + i, 8080, MemberSource.Static, null, false, null, null),
-        new HealthSnapshot(state, routable ? 1.0 : 0.0, null, 0.0, state + " because", NOW, 0, 0));
+        new HealthSnapshot(
+            state, routable ? 1.0 : 0.0, null, 0.0, state + " because", NOW, 0, 0, null));
   }
 
   static ReplicaPoolStatus build(int panicThresholdPercent, StatusBuilder.Row... rows) {
