@@ -17,12 +17,14 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.http.Interceptor.RequestTags;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -196,30 +198,38 @@ class LeaseRegistrarIT {
             "PATCH " + path + "/cheap-k1");
   }
 
+  /**
+   * The registrar's command line as a process of its own, registering member {@code name} of pool
+   * "cli" at 127.0.0.1:9 (where nothing listens), with {@code extra} flags.
+   */
+  ProcessBuilder registrar(Path dir, String name, String... extra) throws IOException {
+    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                RegistrarMain.class.getName(),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--namespace",
+                namespace,
+                "--pool",
+                "cli",
+                "--name",
+                name,
+                "--address",
+                "127.0.0.1:9"));
+    command.addAll(List.of(extra));
+    return new ProcessBuilder(command);
+  }
+
   @Test
   void commandLineRegistersWithItsHealthUrlAndLeavesTheLeaseOnSigterm(@TempDir Path dir)
       throws Exception {
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process process =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    RegistrarMain.class.getName(),
-                    "--kubeconfig",
-                    kubeconfig.toString(),
-                    "--namespace",
-                    namespace,
-                    "--pool",
-                    "cli",
-                    "--name",
-                    "r1",
-                    "--address",
-                    "127.0.0.1:9",
-                    "--health-url",
-                    "http://127.0.0.1:9/healthz"))
+        registrar(dir, "r1", "--health-url", "http://127.0.0.1:9/healthz")
             .redirectError(dir.resolve("stderr").toFile())
             .start();
     try {
@@ -254,27 +264,8 @@ class LeaseRegistrarIT {
   @Test
   void commandLineWithDrainMsDrainsOnSigtermKeepsRenewingThenDeletesTheLease(@TempDir Path dir)
       throws Exception {
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process process =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    RegistrarMain.class.getName(),
-                    "--kubeconfig",
-                    kubeconfig.toString(),
-                    "--namespace",
-                    namespace,
-                    "--pool",
-                    "cli",
-                    "--name",
-                    "d1",
-                    "--address",
-                    "127.0.0.1:9",
-                    "--drain-ms",
-                    "2000"))
+        registrar(dir, "d1", "--drain-ms", "2000")
             .redirectError(dir.resolve("stderr").toFile())
             .redirectOutput(dir.resolve("stdout").toFile())
             .start();
