@@ -7,9 +7,6 @@ import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +21,6 @@ import org.junit.jupiter.api.Test;
 class DataPlanesEndpointIT {
   static SystemHarness h;
   static ReplicaProcess replica;
-  static final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
   static void start() {
@@ -38,15 +34,8 @@ class DataPlanesEndpointIT {
     h.close();
   }
 
-  static JsonObject dataPlanes() throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + h.operator.adminPort() + "/dataplanes"))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(200);
+  static JsonObject dataPlanes() {
+    HttpResponse<String> r = h.operatorAdmin("/dataplanes");
     assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
     return new JsonObject(r.body());
   }

@@ -9,10 +9,6 @@ import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -31,7 +27,6 @@ import org.junit.jupiter.api.Test;
 class PushConvergenceIT {
   static SystemHarness h;
   static List<ReplicaProcess> replicas;
-  static final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
   static void start() {
@@ -45,16 +40,8 @@ class PushConvergenceIT {
     h.close();
   }
 
-  static String metrics() throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + h.operator.adminPort() + "/metrics"))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(200);
-    return r.body();
+  static String metrics() {
+    return h.operatorAdmin("/metrics").body();
   }
 
   /** The histogram's count for the pool, 0 when the series is not there yet. */

@@ -35,6 +35,7 @@ import java.util.function.UnaryOperator;
  */
 final class SystemHarness implements AutoCloseable {
   static final String TOKEN = "e2e-token";
+  private static final java.net.http.HttpClient ADMIN = java.net.http.HttpClient.newHttpClient();
 
   final LocalKubeApiServer apiServer = LocalKubeApiServer.get();
   final KubernetesClient client = apiServer.newClient();
@@ -160,6 +161,28 @@ final class SystemHarness implements AutoCloseable {
               assertThat(condition(p, "Ready")).isEqualTo("True");
               assertThat(condition(p, "DataPlaneSynced")).isEqualTo("True");
             });
+  }
+
+  /**
+   * GET {@code path} of the operator's admin port (/metrics, /dataplanes...): it must answer 200.
+   */
+  java.net.http.HttpResponse<String> operatorAdmin(String path) {
+    try {
+      java.net.http.HttpResponse<String> r =
+          ADMIN.send(
+              java.net.http.HttpRequest.newBuilder(
+                      java.net.URI.create("http://127.0.0.1:" + operator.adminPort() + path))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as("GET %s", path).isEqualTo(200);
+      return r;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Result of one request through the data plane. */
