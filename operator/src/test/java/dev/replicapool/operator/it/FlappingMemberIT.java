@@ -8,7 +8,6 @@ import dev.replicapool.api.v1alpha1.Registration;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
-import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.ReplicaProcess;
 import io.micrometer.core.instrument.Counter;
 import java.net.URI;
@@ -51,19 +50,9 @@ class FlappingMemberIT {
     ReplicaProcess r =
         h.closeLater(
             ReplicaProcess.start("flappy", "127.0.0.1", ReplicaProcess.freePort("127.0.0.1")));
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName("flappy");
-    pool.getMetadata().setNamespace(h.namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>(List.of(new StaticEndpoint(r.host(), r.port())));
-    spec.route = new Route();
-    spec.route.hosts = List.of("flappy.local");
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
-    spec.healthCheck.unhealthyThreshold = 1;
-    spec.healthCheck.healthyThreshold = 1;
-    spec.routing.adaptive.recoverAfterMillis = 1_000;
-    pool.setSpec(spec);
+    ReplicaPool pool = h.staticPool("flappy", List.of(r.host() + ":" + r.port()));
+    pool.getSpec().healthCheck.healthyThreshold = 1;
+    pool.getSpec().routing.adaptive.recoverAfterMillis = 1_000;
     h.client.resource(pool).create();
     h.awaitPool(
         "flappy",

@@ -3,6 +3,9 @@ package dev.replicapool.operator.it;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
+import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.controlplane.SnapshotApplier;
@@ -21,6 +24,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
 
@@ -66,6 +71,31 @@ final class OperatorHarness implements AutoCloseable {
         ReplicaPoolOperator.start(
             operatorClient,
             OperatorConfig.local("test-token").withNamespaces(java.util.Set.of(namespace)));
+  }
+
+  /**
+   * A pool of static members {@code endpoints} ("host:port") in this namespace, routed as
+   * NAME.local, probed every 200 ms with a 100 ms timeout, Unhealthy at the first failed probe:
+   * what most of these tests start from, before their own settings.
+   */
+  ReplicaPool staticPool(String name, List<String> endpoints) {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName(name);
+    pool.getMetadata().setNamespace(namespace);
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.endpoints = new ArrayList<>();
+    for (String e : endpoints) {
+      int colon = e.lastIndexOf(':');
+      spec.endpoints.add(
+          new StaticEndpoint(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1))));
+    }
+    spec.route = new Route();
+    spec.route.hosts = List.of(name + ".local");
+    spec.healthCheck.intervalMillis = 200;
+    spec.healthCheck.timeoutMillis = 100;
+    spec.healthCheck.unhealthyThreshold = 1;
+    pool.setSpec(spec);
+    return pool;
   }
 
   Resource<ReplicaPool> pool(String name) {

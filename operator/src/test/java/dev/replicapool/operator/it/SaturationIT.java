@@ -6,12 +6,9 @@ import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
-import dev.replicapool.api.v1alpha1.Route;
-import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -65,18 +62,11 @@ class SaturationIT {
 
   @Test
   void aMemberReportingHighUtilizationIsDegradedAndRecoversWhenItStops() {
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName("busy");
-    pool.getMetadata().setNamespace(h.namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>(List.of(new StaticEndpoint("127.0.0.1", member.actualPort())));
-    spec.route = new Route();
-    spec.route.hosts = List.of("busy.local");
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
+    ReplicaPool pool = h.staticPool("busy", List.of("127.0.0.1:" + member.actualPort()));
+    ReplicaPoolSpec spec = pool.getSpec();
+    spec.healthCheck.unhealthyThreshold = 3; // the default: one slow probe must not hide saturation
     spec.healthCheck.degradedUtilization = 0.9;
     spec.routing.adaptive.recoverAfterMillis = 1_000;
-    pool.setSpec(spec);
     h.client.resource(pool).create();
     h.awaitPool(
         "busy",

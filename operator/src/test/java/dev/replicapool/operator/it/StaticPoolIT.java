@@ -10,7 +10,6 @@ import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
-import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.ReplicaProcess;
@@ -46,24 +45,13 @@ class StaticPoolIT {
   }
 
   static ReplicaPool pool(String name, List<ReplicaProcess> members) {
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName(name);
-    pool.getMetadata().setNamespace(h.namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>();
-    for (ReplicaProcess r : members) {
-      spec.endpoints.add(new StaticEndpoint(r.host(), r.port()));
-    }
-    spec.route = new Route();
-    spec.route.hosts = List.of(name + ".local");
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
-    spec.healthCheck.unhealthyThreshold = 1;
+    ReplicaPool pool =
+        h.staticPool(name, members.stream().map(r -> r.host() + ":" + r.port()).toList());
+    ReplicaPoolSpec spec = pool.getSpec();
     spec.capacity = new Capacity();
     spec.capacity.peakRequestsPerSecond = 513.89;
     spec.capacity.perReplicaRequestsPerSecond = 400.0;
     spec.capacity.targetUtilization = 0.5;
-    pool.setSpec(spec);
     return pool;
   }
 
