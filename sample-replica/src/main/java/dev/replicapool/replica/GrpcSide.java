@@ -32,7 +32,9 @@ import java.util.concurrent.TimeUnit;
  * The replica's optional gRPC server (grpc-java, h2c): the standard grpc.health.v1 service, whose
  * whole-server status follows the replica's health flag (/admin/unhealthy makes it NOT_SERVING),
  * server reflection (so grpcurl can call the health service), and {@link #TRACK}, a unary method
- * answering with the replica's name, slowed and failed (UNAVAILABLE) as /admin/ says.
+ * answering with the replica's name, slowed and failed (UNAVAILABLE) as /admin/ says. With a
+ * capacity ({@code --workers}), a call holds a worker as an HTTP request does, and every call's
+ * trailers carry the replica's load report.
  */
 final class GrpcSide implements AutoCloseable {
   /** Service of {@link #TRACK}. */
@@ -53,6 +55,9 @@ final class GrpcSide implements AutoCloseable {
 
   static final Metadata.Key<String> REPLICA_HEADER =
       Metadata.Key.of("x-replica", Metadata.ASCII_STRING_MARSHALLER);
+
+  static final Metadata.Key<String> LOAD_METRICS =
+      Metadata.Key.of("endpoint-load-metrics", Metadata.ASCII_STRING_MARSHALLER);
 
   private final HealthStatusManager health = new HealthStatusManager();
   private final ScheduledExecutorService delays =
@@ -76,8 +81,10 @@ final class GrpcSide implements AutoCloseable {
     try {
       server =
           NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-              .addService(ServerInterceptors.intercept(tracking, replicaHeader(name)))
-              .addService(health.getHealthService())
+              .addService(
+                  ServerInterceptors.intercept(tracking, replicaHeader(name), loadReport(state)))
+              .addService(
+                  ServerInterceptors.intercept(health.getHealthService(), loadReport(state)))
               .addService(ProtoReflectionServiceV1.newInstance())
               .build()
               .start();
@@ -138,12 +145,55 @@ final class GrpcSide implements AutoCloseable {
                   + ",\"status\":\"in transit\"}");
           reply.onCompleted();
         };
+    Capacity capacity = state.capacity();
+    if (capacity != null) { // a worker, held serviceMs, as the HTTP side's requests take
+      capacity.acquire(
+          () ->
+              delays.schedule(
+                  () -> {
+                    capacity.release();
+                    answerAfterSlow(answer, state);
+                  },
+                  capacity.serviceMillis(),
+                  TimeUnit.MILLISECONDS));
+      return;
+    }
+    answerAfterSlow(answer, state);
+  }
+
+  private void answerAfterSlow(Runnable answer, ReplicaState state) {
     long slow = state.slowMillis();
     if (slow > 0) {
       delays.schedule(answer, slow, TimeUnit.MILLISECONDS);
     } else {
       answer.run();
     }
+  }
+
+  /**
+   * With a capacity, every call's trailers carry its ORCA load report ({@code
+   * endpoint-load-metrics}, the TEXT form the HTTP side sends as a header), health checks included:
+   * the operator's gRPC probe and the data plane both read it there.
+   */
+  private static ServerInterceptor loadReport(ReplicaState state) {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        return next.startCall(
+            new SimpleForwardingServerCall<>(call) {
+              @Override
+              public void close(Status status, Metadata trailers) {
+                Capacity capacity = state.capacity();
+                if (capacity != null) {
+                  trailers.put(LOAD_METRICS, capacity.orcaText());
+                }
+                super.close(status, trailers);
+              }
+            },
+            headers);
+      }
+    };
   }
 
   /** Sends x-replica in the response headers, as the HTTP side does. */

@@ -50,9 +50,13 @@ class GrpcSideTest {
   }
 
   String track(String id, AtomicReference<Metadata> headers) {
+    return track(id, headers, new AtomicReference<>());
+  }
+
+  String track(String id, AtomicReference<Metadata> headers, AtomicReference<Metadata> trailers) {
     var ch =
         ClientInterceptors.intercept(
-            channel, MetadataUtils.newCaptureMetadataInterceptor(headers, new AtomicReference<>()));
+            channel, MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
     return ClientCalls.blockingUnaryCall(
         ch, GrpcSide.TRACK, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), id);
   }
@@ -85,6 +89,32 @@ class GrpcSideTest {
             StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
     assertThat(replica.state().injectedErrors()).isEqualTo(1);
+  }
+
+  @Test
+  void withACapacityCallsHoldAWorkerAndTheirTrailersCarryTheLoadReport() {
+    AtomicReference<Metadata> trailers = new AtomicReference<>();
+    track("PKG-3", new AtomicReference<>(), trailers);
+    assertThat(trailers.get().get(GrpcSide.LOAD_METRICS)).as("no capacity, no report").isNull();
+
+    replica.state().capacity(1, 30);
+    long start = System.nanoTime();
+    track("PKG-4", new AtomicReference<>(), trailers);
+    assertThat((System.nanoTime() - start) / 1_000_000).as("held 30 ms").isGreaterThanOrEqualTo(29);
+    assertThat(trailers.get().get(GrpcSide.LOAD_METRICS))
+        .matches(CapacityHttpTest.ORCA_TEXT)
+        .isNotEqualTo("TEXT cpu_utilization=0.0000, rps_fractional=0.0");
+
+    var health =
+        HealthGrpc.newBlockingStub(channel)
+            .withInterceptors(
+                MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers))
+            .withDeadlineAfter(5, TimeUnit.SECONDS);
+    trailers.set(null);
+    health.check(HealthCheckRequest.getDefaultInstance());
+    assertThat(trailers.get().get(GrpcSide.LOAD_METRICS))
+        .as("health checks carry it too: the operator's gRPC probe reads it")
+        .matches(CapacityHttpTest.ORCA_TEXT);
   }
 
   @Test
