@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.replicapool.api.v1alpha1.Capacity;
+import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.testing.ReplicaProcess;
 import java.io.File;
 import java.net.URI;
@@ -33,10 +35,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The monitoring Component with a real Prometheus server (Debian's 2.42, from the package that
  * scripts/ensure-tools.sh installs for promtool) scraping a real operator and data plane every
  * second: both targets up, every alert rule loaded and evaluated without error, every dashboard
- * query answered, those about a serving pool with its series; then, once every member of the pool
- * died, the pool's alerts fire with its {@code pool} label. The rules are the Component's with
- * their {@code for:} cut to 0s: their expressions and labels are what is tested here, the wait is
- * promtool's (MonitoringComponentTest).
+ * query answered, those about a serving pool with its series; then, once one member of a pool whose
+ * capacity block needs two died, the capacity alert fires, and once both died, the pool's other
+ * alerts, each with its {@code pool} label. The rules are the Component's with their {@code for:}
+ * cut to 0s: their expressions and labels are what is tested here, the wait is promtool's
+ * (MonitoringComponentTest).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PrometheusServerIT {
@@ -54,7 +57,11 @@ class PrometheusServerIT {
     String binary = prometheusBinary();
     h = new SystemHarness("prom");
     replicas = h.replicas("p1", "p2");
-    h.client.resource(h.pool("watched", replicas)).create();
+    ReplicaPool watched = h.pool("watched", replicas);
+    watched.getSpec().capacity = new Capacity(); // 300 req/s at peak, 400 each at 50 %: 2 replicas
+    watched.getSpec().capacity.peakRequestsPerSecond = 300.0;
+    watched.getSpec().capacity.perReplicaRequestsPerSecond = 400.0;
+    h.client.resource(watched).create();
     h.awaitReadyAndSynced("watched");
     pool = h.namespace + "/watched";
     for (int i = 0; i < 20; i++) {
@@ -98,10 +105,15 @@ class PrometheusServerIT {
             .start();
     await()
         .atMost(Duration.ofSeconds(60))
+        .ignoreExceptionsInstanceOf(java.net.ConnectException.class) // still starting
         .untilAsserted(
-            () ->
-                assertThat(api("/api/v1/status/buildinfo").path("status").asText())
-                    .isEqualTo("success"));
+            () -> {
+              assertThat(prometheus.isAlive())
+                  .as("prometheus runs: %s", Files.readString(dir.resolve("prometheus.log")))
+                  .isTrue();
+              // 503 "Service Unavailable" until its storage and rules are loaded
+              assertThat(get("/-/ready").statusCode()).isEqualTo(200);
+            });
   }
 
   @AfterAll
@@ -223,38 +235,52 @@ class PrometheusServerIT {
     return empty;
   }
 
+  /** One member of a pool that needs two dies: the capacity alert; the other too: the rest. */
   @Test
   @Order(3)
-  void aPoolWhoseMembersAllDiedFiresItsAlertsWithItsName() {
-    replicas.forEach(ReplicaProcess::kill);
+  void aPoolBelowItsCapacityThenWithoutMembersFiresItsAlertsWithItsName() throws Exception {
+    replicas.get(0).kill();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(firing()).containsEntry("ReplicaPoolBelowCapacity", pool));
+    assertThat(firing()).doesNotContainKey("ReplicaPoolNoRoutableMembers");
+
+    replicas.get(1).kill();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
-            () -> {
-              Map<String, String> firing = new TreeMap<>();
-              for (JsonNode a : api("/api/v1/alerts").path("data").path("alerts")) {
-                if (a.path("state").asText().equals("firing")) {
-                  firing.put(
-                      a.path("labels").path("alertname").asText(),
-                      a.path("labels").path("pool").asText());
-                }
-              }
-              assertThat(firing)
-                  .containsEntry("ReplicaPoolNoRoutableMembers", pool)
-                  .containsEntry("ReplicaPoolNotReady", pool);
-            });
+            () ->
+                assertThat(firing())
+                    .containsEntry("ReplicaPoolNoRoutableMembers", pool)
+                    .containsEntry("ReplicaPoolNotReady", pool));
+  }
+
+  /** The alerts firing now, by name, with their pool label. */
+  static Map<String, String> firing() throws Exception {
+    Map<String, String> firing = new TreeMap<>();
+    for (JsonNode a : api("/api/v1/alerts").path("data").path("alerts")) {
+      if (a.path("state").asText().equals("firing")) {
+        firing.put(
+            a.path("labels").path("alertname").asText(), a.path("labels").path("pool").asText());
+      }
+    }
+    return firing;
   }
 
   // ---------------------------------------------------------------- the server
 
   static JsonNode api(String pathAndQuery) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = get(pathAndQuery);
+    assertThat(r.statusCode()).as("%s: %s", pathAndQuery, r.body()).isEqualTo(200);
     return MonitoringComponentTest.JSON.readTree(r.body());
+  }
+
+  static HttpResponse<String> get(String pathAndQuery) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   static String encode(String s) {
