@@ -13,6 +13,13 @@ STATE="${DOCKER_STATE_DIR:-$HOME/.cache/replicapool/docker}"   # pid and log of 
 DAEMON_JSON=/etc/docker/daemon.json
 WANT_JSON='{"bip": "198.18.200.1/24", "default-address-pools": [{"base": "198.18.208.0/20", "size": 24}]}'
 NETS=(198.18.200.0/24 198.18.208.0/20)
+RUNC_WRAPPER=/usr/local/libexec/replicapool/runc-without-missing-caps
+# Hosts (sandboxes, some CI runners) whose capability bounding set lacks a capability cannot
+# start --privileged containers, which kind's nodes are: there dockerd's default runtime is
+# scripts/cluster/runc-without-missing-caps, which drops what the host cannot grant.
+if [ "$(awk '/^CapBnd:/ {print $2}' /proc/self/status)" != "000001ffffffffff" ]; then
+  WANT_JSON="${WANT_JSON%\}}, \"runtimes\": {\"runc-without-missing-caps\": {\"path\": \"$RUNC_WRAPPER\"}}, \"default-runtime\": \"runc-without-missing-caps\"}"
+fi
 
 log() { printf '[provision-docker] %s\n' "$*" >&2; }
 if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -84,8 +91,13 @@ if ! command -v dockerd >/dev/null 2>&1; then
 fi
 
 # --- daemon configuration --------------------------------------------------------------
+case "$WANT_JSON" in *"$RUNC_WRAPPER"*)
+  src="$(dirname "$0")/cluster/runc-without-missing-caps"
+  cmp -s "$src" "$RUNC_WRAPPER" || $SUDO install -D -m 0755 "$src" "$RUNC_WRAPPER";;
+esac
 if [ "$(cat "$DAEMON_JSON" 2>/dev/null || true)" != "$WANT_JSON" ]; then
-  if [ -s "$DAEMON_JSON" ]; then
+  # Ours when it has our bridge address: rewritten (a running dockerd reads it on restart).
+  if [ -s "$DAEMON_JSON" ] && ! grep -q '"bip": "198.18.200.1/24"' "$DAEMON_JSON"; then
     log "$DAEMON_JSON exists with other content; leaving it alone. Wanted: $WANT_JSON"
     grep -q '198\.18\.' "$DAEMON_JSON" || { log "it does not keep Docker in 198.18.0.0/15: refusing to start dockerd"; exit 1; }
   else
