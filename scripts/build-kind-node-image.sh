@@ -47,7 +47,7 @@ fi
 imgs="$CACHE/images-v${K8S_VERSION}"
 mkdir -p "$imgs"
 oci() { python3 scripts/cluster/oci-image.py "$@"; }
-for c in kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
+for c in kube-apiserver kube-controller-manager kube-scheduler; do
   [ -s "$imgs/$c.tar" ] || OCI_IMAGE_USER=0:0 oci "$imgs/$c.tar" "registry.k8s.io/$c:v${K8S_VERSION}" \
     "/usr/local/bin/$c" "$DEST/$c=/usr/local/bin/$c"
 done
@@ -59,7 +59,19 @@ if [ ! -s "$imgs/etcd.tar" ]; then
   OCI_IMAGE_USER=0:0 oci "$imgs/etcd.tar" "registry.k8s.io/etcd:${ETCD_IMAGE_TAG}" \
     /usr/local/bin/etcd "$etcd_bin=/usr/local/bin/etcd" "${libs[@]}"
 fi
-[ -s "$imgs/coredns.tar" ] || oci "$imgs/coredns.tar" "registry.k8s.io/coredns/coredns:v${COREDNS_VERSION}" \
+# kube-proxy runs iptables and conntrack: its image is the base image's Debian root plus the binary.
+if [ ! -s "$imgs/kube-proxy.tar" ]; then
+  ctx=$(mktemp -d)
+  cp "$DEST/kube-proxy" "$ctx/"
+  printf 'FROM replicapool.local/kind-debian-root:bookworm\nCOPY kube-proxy /usr/local/bin/kube-proxy\n' > "$ctx/Dockerfile"
+  DOCKER_BUILDKIT=0 docker build --quiet -t "registry.k8s.io/kube-proxy:v${K8S_VERSION}" "$ctx" >/dev/null
+  docker save "registry.k8s.io/kube-proxy:v${K8S_VERSION}" -o "$imgs/kube-proxy.tar"
+  docker rmi "registry.k8s.io/kube-proxy:v${K8S_VERSION}" >/dev/null
+  rm -rf "$ctx"
+fi
+# kubeadm's CoreDNS adds NET_BIND_SERVICE for port 53, which only root gets without file
+# capabilities (upstream's image sets them; our one-layer archives carry none): run it as root.
+[ -s "$imgs/coredns.tar" ] || OCI_IMAGE_USER=0:0 oci "$imgs/coredns.tar" "registry.k8s.io/coredns/coredns:v${COREDNS_VERSION}" \
   /coredns "$DEST/coredns=/coredns"
 [ -s "$imgs/pause.tar" ] || oci "$imgs/pause.tar" "registry.k8s.io/pause:3.10" /pause "$DEST/pause=/pause"
 
