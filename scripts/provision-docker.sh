@@ -65,6 +65,8 @@ clean_iptables() {
 
 if [ "${1:-}" = "--stop" ]; then
   if [ -f "$STATE/dockerd.pid" ] && pid=$(cat "$STATE/dockerd.pid") && kill -0 "$pid" 2>/dev/null; then
+    # Our kind network goes with the daemon unless a node still uses it.
+    docker network rm kind >/dev/null 2>&1 || true
     log "stopping dockerd (pid $pid)"
     $SUDO kill "$pid"
     for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
@@ -123,4 +125,11 @@ else
   docker info >/dev/null 2>&1 || { log "dockerd did not come up; see $STATE/dockerd.log"; exit 1; }
 fi
 restore_forward
+# kind makes its "kind" network with an IPv6 ULA range of its own beside an IPv4 one; made
+# here first, IPv4 only and in our range, kind uses it as it is.
+if ! docker network inspect kind >/dev/null 2>&1; then
+  docker network create -d bridge --subnet 198.18.208.0/24 --gateway 198.18.208.1 \
+    -o com.docker.network.bridge.enable_ip_masquerade=true -o com.docker.network.driver.mtu=1500 kind >/dev/null
+  log "created the kind network (198.18.208.0/24, IPv4 only)"
+fi
 log "docker $(docker version --format '{{.Server.Version}}') ($(docker info --format '{{.Driver}}')); bridge $(docker network inspect bridge --format '{{(index .IPAM.Config 0).Subnet}}')"
