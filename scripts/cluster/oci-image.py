@@ -10,6 +10,7 @@ array or one path.
 import hashlib
 import io
 import json
+import os
 import sys
 import tarfile
 
@@ -52,7 +53,10 @@ def main(out, name, entrypoint, specs):
         {
             "architecture": "amd64",
             "os": "linux",
-            "config": {"Entrypoint": entry, "User": "65532:65532"},
+            # Control-plane images run as root, as upstream's do (they read root-only keys):
+            # OCI_IMAGE_USER=0:0 says so; everything else stays non-root.
+            "config": {"Entrypoint": entry, "User": os.environ.get("OCI_IMAGE_USER", "65532:65532"),
+                       "Env": ["PATH=/usr/local/bin:/usr/bin:/bin"]},
             "rootfs": {"type": "layers", "diff_ids": [layer_digest]},
         }
     ).encode()
