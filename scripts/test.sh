@@ -11,6 +11,7 @@ cluster=${REPLICAPOOL_CLUSTER_E2E:-1}
 scripts/ensure-tools.sh
 scripts/provision-k8s.sh
 scripts/provision-h2spec.sh
+scripts/provision-jaeger.sh
 [ "$cluster" = 0 ] || scripts/provision-cluster.sh
 mvn -B -ntp -Dstyle.color=never verify "$@"
 scripts/fuzz.sh
