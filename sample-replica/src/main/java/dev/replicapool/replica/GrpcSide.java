@@ -81,10 +81,10 @@ final class GrpcSide implements AutoCloseable {
     try {
       server =
           NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+              .addService(ServerInterceptors.intercept(tracking, answerMetadata(name, state)))
               .addService(
-                  ServerInterceptors.intercept(tracking, replicaHeader(name), loadReport(state)))
-              .addService(
-                  ServerInterceptors.intercept(health.getHealthService(), loadReport(state)))
+                  ServerInterceptors.intercept(
+                      health.getHealthService(), answerMetadata(null, state)))
               .addService(ProtoReflectionServiceV1.newInstance())
               .build()
               .start();
@@ -171,33 +171,12 @@ final class GrpcSide implements AutoCloseable {
   }
 
   /**
-   * With a capacity, every call's trailers carry its ORCA load report ({@code
-   * endpoint-load-metrics}, the TEXT form the HTTP side sends as a header), health checks included:
-   * the operator's gRPC probe and the data plane both read it there.
+   * What every answer carries: {@code x-replica} in the headers, as the HTTP side sends it (when
+   * {@code name} is given), and with a capacity the replica's ORCA load report ({@code
+   * endpoint-load-metrics}, the TEXT form the HTTP side sends as a header) in the trailers, health
+   * checks included: the operator's gRPC probe and the data plane both read it there.
    */
-  private static ServerInterceptor loadReport(ReplicaState state) {
-    return new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(
-          ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        return next.startCall(
-            new SimpleForwardingServerCall<>(call) {
-              @Override
-              public void close(Status status, Metadata trailers) {
-                Capacity capacity = state.capacity();
-                if (capacity != null) {
-                  trailers.put(LOAD_METRICS, capacity.orcaText());
-                }
-                super.close(status, trailers);
-              }
-            },
-            headers);
-      }
-    };
-  }
-
-  /** Sends x-replica in the response headers, as the HTTP side does. */
-  private static ServerInterceptor replicaHeader(String name) {
+  private static ServerInterceptor answerMetadata(String name, ReplicaState state) {
     return new ServerInterceptor() {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(
@@ -206,8 +185,19 @@ final class GrpcSide implements AutoCloseable {
             new SimpleForwardingServerCall<>(call) {
               @Override
               public void sendHeaders(Metadata responseHeaders) {
-                responseHeaders.put(REPLICA_HEADER, name);
+                if (name != null) {
+                  responseHeaders.put(REPLICA_HEADER, name);
+                }
                 super.sendHeaders(responseHeaders);
+              }
+
+              @Override
+              public void close(Status status, Metadata trailers) {
+                Capacity capacity = state.capacity();
+                if (capacity != null) {
+                  trailers.put(LOAD_METRICS, capacity.orcaText());
+                }
+                super.close(status, trailers);
               }
             },
             headers);
