@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
-import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
-import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
@@ -129,19 +127,10 @@ final class SystemHarness implements AutoCloseable {
    * the rest of its spec.
    */
   ReplicaPool pool(String name, List<ReplicaProcess> members) {
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName(name);
-    pool.getMetadata().setNamespace(namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>();
-    members.forEach(r -> spec.endpoints.add(new StaticEndpoint(r.host(), r.port())));
-    spec.route = new Route();
-    spec.route.hosts = List.of(name + ".local");
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
-    spec.healthCheck.unhealthyThreshold = 1;
-    pool.setSpec(spec);
-    return pool;
+    return ReplicaPools.staticPool(
+        namespace,
+        name,
+        members.stream().map(r -> new StaticEndpoint(r.host(), r.port())).toList());
   }
 
   Resource<ReplicaPool> pool(String name) {

@@ -1,13 +1,39 @@
 package dev.replicapool.testing;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
+import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
+import dev.replicapool.api.v1alpha1.Route;
+import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /** What every test on a real API server needs of ReplicaPools: the CRD and condition lookups. */
 public final class ReplicaPools {
   private ReplicaPools() {}
+
+  /**
+   * A pool of static members in {@code namespace}, routed as NAME.local, probed every 200 ms with a
+   * 100 ms timeout, Unhealthy at the first failed probe: what most system tests start from, before
+   * their own settings.
+   */
+  public static ReplicaPool staticPool(
+      String namespace, String name, List<StaticEndpoint> endpoints) {
+    ReplicaPool pool = new ReplicaPool();
+    pool.getMetadata().setName(name);
+    pool.getMetadata().setNamespace(namespace);
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    spec.endpoints = new ArrayList<>(endpoints);
+    spec.route = new Route();
+    spec.route.hosts = List.of(name + ".local");
+    spec.healthCheck.intervalMillis = 200;
+    spec.healthCheck.timeoutMillis = 100;
+    spec.healthCheck.unhealthyThreshold = 1;
+    pool.setSpec(spec);
+    return pool;
+  }
 
   /**
    * Applies the committed CRD (server-side, so repeated runs in one JVM are idempotent) and waits

@@ -3,8 +3,6 @@ package dev.replicapool.operator.it;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.ReplicaPool;
-import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
-import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.ControlPlaneClient;
@@ -24,7 +22,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -73,29 +70,19 @@ final class OperatorHarness implements AutoCloseable {
             OperatorConfig.local("test-token").withNamespaces(java.util.Set.of(namespace)));
   }
 
-  /**
-   * A pool of static members {@code endpoints} ("host:port") in this namespace, routed as
-   * NAME.local, probed every 200 ms with a 100 ms timeout, Unhealthy at the first failed probe:
-   * what most of these tests start from, before their own settings.
-   */
+  /** {@link ReplicaPools#staticPool} in this namespace, its members given as "host:port". */
   ReplicaPool staticPool(String name, List<String> endpoints) {
-    ReplicaPool pool = new ReplicaPool();
-    pool.getMetadata().setName(name);
-    pool.getMetadata().setNamespace(namespace);
-    ReplicaPoolSpec spec = new ReplicaPoolSpec();
-    spec.endpoints = new ArrayList<>();
-    for (String e : endpoints) {
-      int colon = e.lastIndexOf(':');
-      spec.endpoints.add(
-          new StaticEndpoint(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1))));
-    }
-    spec.route = new Route();
-    spec.route.hosts = List.of(name + ".local");
-    spec.healthCheck.intervalMillis = 200;
-    spec.healthCheck.timeoutMillis = 100;
-    spec.healthCheck.unhealthyThreshold = 1;
-    pool.setSpec(spec);
-    return pool;
+    return ReplicaPools.staticPool(
+        namespace,
+        name,
+        endpoints.stream()
+            .map(
+                e -> {
+                  int colon = e.lastIndexOf(':');
+                  return new StaticEndpoint(
+                      e.substring(0, colon), Integer.parseInt(e.substring(colon + 1)));
+                })
+            .toList());
   }
 
   Resource<ReplicaPool> pool(String name) {
