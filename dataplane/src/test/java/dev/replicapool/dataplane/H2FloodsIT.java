@@ -71,7 +71,8 @@ class H2FloodsIT extends DataPlaneTestBase {
               for (int i = 0; i < 10_000; i++) { // 160 MB if nothing stops it
                 out.write(frame(0x9, 0x0, 1, block));
               }
-            });
+            },
+            Reading.WHILE_FLOODING);
     assertThat(a.goAway).as("the attacker's connection ends with GOAWAY").isEqualTo(PROTOCOL_ERROR);
     assertThat(a.sentBytes)
         .as("closed long before the flood's end")
@@ -102,7 +103,8 @@ class H2FloodsIT extends DataPlaneTestBase {
               for (int id = 3; id < 3 + 2 * 200; id += 2) {
                 out.write(frame(0x1, 0x5, id, bomb.toByteArray()));
               }
-            });
+            },
+            Reading.WHILE_FLOODING);
     assertThat(a.goAway).as("the attacker's connection ends with GOAWAY").isNotNull();
     assertThat(a.goAway).isEqualTo(ENHANCE_YOUR_CALM);
     assertThat(a.frames().get(0x1))
@@ -153,14 +155,37 @@ class H2FloodsIT extends DataPlaneTestBase {
    * another connection; returns once the attacker's connection is closed.
    */
   Attack attack(Flood flood) throws Exception {
+    return attack(flood, Reading.AFTER_THE_FLOOD);
+  }
+
+  /**
+   * When the attacker reads. A flood of frames owed an answer attacks by not reading; a flood the
+   * server answers with GOAWAY is read as it is sent, or the GOAWAY can be lost: the server closes
+   * with the flood's bytes unread, which sends a reset, and the reset throws away what the server
+   * had not yet sent into a receive window the attacker kept full.
+   */
+  enum Reading {
+    AFTER_THE_FLOOD,
+    WHILE_FLOODING
+  }
+
+  Attack attack(Flood flood, Reading reading) throws Exception {
     Socket s = new Socket();
-    s.setReceiveBufferSize(4096); // a reader that does not read: the server's writes back up
+    if (reading == Reading.AFTER_THE_FLOOD) {
+      s.setReceiveBufferSize(4096); // a reader that does not read: the server's writes back up
+    }
     s.connect(new InetSocketAddress("127.0.0.1", dp.trafficPort()));
     s.setSoTimeout(20_000);
     CountingOutput out = new CountingOutput(s.getOutputStream());
     out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
     out.write(frame(0x4, 0, 0, new byte[0]));
     Future<List<Integer>> bystander = threads.submit(this::bystander);
+    Map<Integer, Integer> frames = new TreeMap<>();
+    DataInputStream in = new DataInputStream(s.getInputStream());
+    Future<Integer> reader =
+        reading == Reading.WHILE_FLOODING
+            ? threads.submit(() -> readUntilClosed(in, frames))
+            : null;
     Future<?> sending =
         threads.submit(
             () -> {
@@ -172,8 +197,8 @@ class H2FloodsIT extends DataPlaneTestBase {
               return null;
             });
     sending.get(60, TimeUnit.SECONDS);
-    Map<Integer, Integer> frames = new TreeMap<>();
-    Integer goAway = readUntilClosed(new DataInputStream(s.getInputStream()), frames);
+    Integer goAway =
+        reader != null ? reader.get(30, TimeUnit.SECONDS) : readUntilClosed(in, frames);
     s.close();
     stopBystander = true;
     List<Integer> statuses = bystander.get(30, TimeUnit.SECONDS);
