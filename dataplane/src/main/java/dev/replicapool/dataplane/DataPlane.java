@@ -10,6 +10,8 @@ import dev.replicapool.dataplane.config.ConfigStore;
 import dev.replicapool.dataplane.forward.Forwarding;
 import dev.replicapool.dataplane.listen.TrafficListeners;
 import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.dataplane.tracing.Tracing;
+import dev.replicapool.dataplane.tracing.TracingConfig;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -39,17 +41,30 @@ public final class DataPlane {
    * @param adminHost interface of the admin port
    * @param adminPort admin port; 0 picks one
    * @param accessLog where and how the access log is written (off by default)
+   * @param tracing where spans go and how many traces are recorded (off by default)
    */
   public record Config(
       ControlPlaneClient.Options controlPlane,
       ProxySettings proxy,
       String adminHost,
       int adminPort,
-      AccessLogConfig accessLog) {
+      AccessLogConfig accessLog,
+      TracingConfig tracing) {
     public Config {
       Objects.requireNonNull(controlPlane, "controlPlane");
       Objects.requireNonNull(proxy, "proxy");
       Objects.requireNonNull(accessLog, "accessLog");
+      Objects.requireNonNull(tracing, "tracing");
+    }
+
+    /** Without tracing. */
+    public Config(
+        ControlPlaneClient.Options controlPlane,
+        ProxySettings proxy,
+        String adminHost,
+        int adminPort,
+        AccessLogConfig accessLog) {
+      this(controlPlane, proxy, adminHost, adminPort, accessLog, TracingConfig.OFF);
     }
 
     /** Without an access log. */
@@ -72,6 +87,9 @@ public final class DataPlane {
   private final ControlPlaneClient client;
   private final AccessLog accessLog;
 
+  /** Null when tracing is off. */
+  private final Tracing tracing;
+
   private DataPlane(Vertx vertx, Config config) {
     this.vertx = vertx;
     this.config = config;
@@ -93,8 +111,10 @@ public final class DataPlane {
     String viaName = "replicapool-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
     this.accessLog = openAccessLog(config.accessLog());
     metrics.accessLogDropped(accessLog::dropped);
+    this.tracing = Tracing.start(config.tracing());
     this.forwarding =
-        new Forwarding(p, store::table, metrics, System::nanoTime, viaName, dialer, accessLog);
+        new Forwarding(
+            p, store::table, metrics, System::nanoTime, viaName, dialer, accessLog, tracing);
     this.listeners = new TrafficListeners(vertx, p, store::table, forwarding);
     store.addObserver(listeners);
     store.addObserver(metrics);
@@ -169,6 +189,9 @@ public final class DataPlane {
         .onComplete(
             ar -> {
               accessLog.close();
+              if (tracing != null) {
+                tracing.close(); // exports what is queued, for at most a few seconds
+              }
               metrics.close();
             });
   }

@@ -8,6 +8,8 @@ import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.accesslog.AccessLogConfig;
 import dev.replicapool.dataplane.accesslog.AccessLogFormat;
 import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.dataplane.tracing.TracingConfig;
+import java.net.URI;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -57,6 +59,12 @@ public final class DataPlaneArgs {
         --access-log-query on|off       keep the query string in logged paths (default off)
         --access-log-queue N            lines waiting for the writer; more are dropped and
                                         counted (default 8192)
+        --otlp-endpoint URL|off         take part in W3C traces: a span per request and per try,
+                                        sent by OTLP/HTTP to URL (its /v1/traces; default off:
+                                        traceparent passes through unchanged)
+        --trace-sampling RATIO          share of new traces recorded, 0 to 1 (default 0.01); a
+                                        client's sampled traceparent is always followed
+        --trace-queue N                 spans waiting for export; more are dropped (default 2048)
       Each flag may be given as an environment variable: --token-file -> REPLICAPOOL_TOKEN_FILE.
       """;
 
@@ -87,7 +95,10 @@ public final class DataPlaneArgs {
           "access-log-format",
           "access-log-pools",
           "access-log-query",
-          "access-log-queue");
+          "access-log-queue",
+          "otlp-endpoint",
+          "trace-sampling",
+          "trace-queue");
 
   private static final FlagParser PARSER =
       FlagParser.of(FLAGS, List.of())
@@ -121,7 +132,8 @@ public final class DataPlaneArgs {
     ProxySettings proxy =
         ProxySettings.defaults().withListen(listen.host(), listen.port(), tlsPort);
     proxy = withConnectionSettings(withTimeouts(withLimits(proxy, values), values), values);
-    return new DataPlane.Config(cpo, proxy, admin.host(), admin.port(), accessLog(values));
+    return new DataPlane.Config(
+        cpo, proxy, admin.host(), admin.port(), accessLog(values), tracing(values));
   }
 
   /** The flags of {@code args}, each absent one from {@code env}; help as an empty message. */
@@ -199,6 +211,25 @@ public final class DataPlaneArgs {
     return new AccessLogConfig(
         target.equalsIgnoreCase("off") ? null : target,
         new AccessLog.Options(format, query, all, queue));
+  }
+
+  /** The tracing flags: off unless --otlp-endpoint names a receiver. */
+  static TracingConfig tracing(Map<String, String> values) throws UsageException {
+    String endpoint = values.getOrDefault("otlp-endpoint", "off");
+    double sampling;
+    try {
+      sampling = Double.parseDouble(values.getOrDefault("trace-sampling", "0.01"));
+    } catch (NumberFormatException e) {
+      throw new UsageException("--trace-sampling takes a ratio from 0 to 1");
+    }
+    int queue = (int) number(values, "trace-queue", TracingConfig.DEFAULT_QUEUE, 1, 1 << 20);
+    try {
+      return new TracingConfig(
+          endpoint.equalsIgnoreCase("off") ? null : URI.create(endpoint), sampling, queue);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(
+          "--otlp-endpoint/--trace-sampling: " + e.getMessage() + " (got " + endpoint + ")");
+    }
   }
 
   record HostPort(String host, int port) {}

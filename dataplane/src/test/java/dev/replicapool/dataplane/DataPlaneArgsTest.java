@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.accesslog.AccessLogConfig;
 import dev.replicapool.dataplane.accesslog.AccessLogFormat;
+import dev.replicapool.dataplane.tracing.TracingConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -109,6 +110,42 @@ class DataPlaneArgsTest {
     };
     assertThatThrownBy(() -> DataPlaneArgs.parse(zero, Map.of()))
         .hasMessageContaining("--access-log-queue");
+  }
+
+  @Test
+  void tracingIsOffUnlessAReceiverIsNamed() throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    String[] base = {"--control-plane=cp:1", "--token-file=" + token, "--node=n"};
+    TracingConfig off = DataPlaneArgs.parse(base, Map.of()).tracing();
+    assertThat(off.enabled()).isFalse();
+    TracingConfig on =
+        DataPlaneArgs.parse(
+                base,
+                Map.of(
+                    "REPLICAPOOL_OTLP_ENDPOINT", "http://collector:4318",
+                    "REPLICAPOOL_TRACE_SAMPLING", "0.25"))
+            .tracing();
+    assertThat(on.tracesUrl()).isEqualTo("http://collector:4318/v1/traces");
+    assertThat(on.sampling()).isEqualTo(0.25);
+    assertThat(on.queue()).isEqualTo(TracingConfig.DEFAULT_QUEUE);
+    assertThat(
+            DataPlaneArgs.parse(base, Map.of("REPLICAPOOL_OTLP_ENDPOINT", "http://c:4318"))
+                .tracing()
+                .sampling())
+        .as("new traces recorded by default")
+        .isEqualTo(0.01);
+    Map<String, String> refused =
+        Map.of(
+            "--trace-sampling=2", "sampling must be between 0 and 1",
+            "--trace-sampling=often", "--trace-sampling takes a ratio",
+            "--otlp-endpoint=grpc://collector:4317", "must be http:// or https://",
+            "--trace-queue=0", "--trace-queue");
+    for (var bad : refused.entrySet()) {
+      String[] args = {"--control-plane=cp:1", "--token-file=" + token, "--node=n", bad.getKey()};
+      assertThatThrownBy(() -> DataPlaneArgs.parse(args, Map.of()))
+          .as(bad.getKey())
+          .hasMessageContaining(bad.getValue());
+    }
   }
 
   @Test

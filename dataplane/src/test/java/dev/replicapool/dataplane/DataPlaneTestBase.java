@@ -78,13 +78,21 @@ abstract class DataPlaneTestBase {
 
   DataPlane startDataPlane(
       ProxySettings settings, dev.replicapool.dataplane.accesslog.AccessLogConfig accessLog) {
+    return startDataPlane(settings, accessLog, dev.replicapool.dataplane.tracing.TracingConfig.OFF);
+  }
+
+  DataPlane startDataPlane(
+      ProxySettings settings,
+      dev.replicapool.dataplane.accesslog.AccessLogConfig accessLog,
+      dev.replicapool.dataplane.tracing.TracingConfig tracing) {
     // The native transport where it loads, as DataPlaneMain runs (SO_REUSEPORT listeners).
     dpVertx = Vertx.vertx(new io.vertx.core.VertxOptions().setPreferNativeTransport(true));
     ControlPlaneClient.Options cpo =
         ControlPlaneClient.Options.of("127.0.0.1", cp.port(), TOKEN, "dp-test")
             .withBackoff(20, 200);
     dp =
-        DataPlane.start(dpVertx, new DataPlane.Config(cpo, settings, "127.0.0.1", 0, accessLog))
+        DataPlane.start(
+                dpVertx, new DataPlane.Config(cpo, settings, "127.0.0.1", 0, accessLog, tracing))
             .await();
     await().atMost(WAIT).until(dp::controlPlaneConnected);
     return dp;

@@ -77,6 +77,12 @@ public final class AccessRecord implements ProxyObserver {
     return this;
   }
 
+  /** The trace id the data plane's own trace of the request has (tracing on). */
+  public AccessRecord traceId(String traceId) {
+    this.traceId = traceId;
+    return this;
+  }
+
   /** The {@code grpc-status} that ended the call, the member's or the proxy's own. */
   public void grpcStatus(CharSequence status) {
     if (!ended && status != null) {
@@ -167,6 +173,11 @@ public final class AccessRecord implements ProxyObserver {
     if (!ended) {
       tries.add(new Try(member, outcome, nanos));
     }
+  }
+
+  @Override
+  public void answered(Endpoint member, int status) {
+    next.answered(member, status);
   }
 
   @Override

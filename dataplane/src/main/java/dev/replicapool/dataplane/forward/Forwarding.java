@@ -4,6 +4,7 @@ import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.config.RoutingTable;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.dataplane.tracing.Tracing;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 import io.netty.channel.EventLoop;
@@ -29,6 +30,10 @@ public final class Forwarding {
   final Tunnels tunnels;
   final H2ConnectionErrors h2Errors;
   final AccessLog accessLog;
+
+  /** Null when tracing is off: then no request has a trace. */
+  final Tracing tracing;
+
   private final MemberConnections.Dialer dialer;
   private final FastThreadLocal<MemberConnections> perLoop =
       new FastThreadLocal<>() {
@@ -45,7 +50,8 @@ public final class Forwarding {
       LongSupplier clock,
       String viaName,
       MemberConnections.Dialer dialer,
-      AccessLog accessLog) {
+      AccessLog accessLog,
+      Tracing tracing) {
     this.settings = settings;
     this.table = table;
     this.observer = observer;
@@ -59,6 +65,7 @@ public final class Forwarding {
     this.tunnels = new Tunnels();
     this.h2Errors = new H2ConnectionErrors(observer, clock);
     this.accessLog = accessLog;
+    this.tracing = tracing;
   }
 
   /** The member connections of the calling event loop. */

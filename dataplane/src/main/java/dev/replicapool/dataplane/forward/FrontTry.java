@@ -4,6 +4,7 @@ import dev.replicapool.controlplane.load.LoadReport;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.tracing.RequestTrace;
 
 /**
  * The try in front of one HTTP/1.x exchange (the one whose answer the client is to get): which
@@ -17,17 +18,36 @@ final class FrontTry {
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final ProxyObserver observer;
+
+  /** The request's trace, null when it has none. */
+  private final RequestTrace trace;
+
   private Endpoint member;
   private long since;
   private Endpoint last;
 
   /**
-   * @param observer the request's observer: its access-log record when logged, else the metrics
+   * @param observer the request's observer: its trace, its access-log record, then the metrics
+   * @param trace the request's trace, null when it has none
    */
-  FrontTry(Forwarding fw, PoolRuntime pool, ProxyObserver observer) {
+  FrontTry(Forwarding fw, PoolRuntime pool, ProxyObserver observer, RequestTrace trace) {
     this.fw = fw;
     this.pool = pool;
     this.observer = observer;
+    this.trace = trace;
+  }
+
+  /**
+   * The traceparent of a try to {@code e} sent at {@code sentAt}, whose head goes out now; null
+   * when the request has no trace.
+   */
+  String traceparent(Endpoint e, long sentAt) {
+    return trace == null ? null : trace.traceparentFor(e, sentAt);
+  }
+
+  /** The traceparent of the try in front, whose head goes out now; null without a trace. */
+  String traceparent() {
+    return traceparent(member, since);
   }
 
   /** Where the request's events go: its access-log record, when logged, then the metrics. */
@@ -81,6 +101,7 @@ final class FrontTry {
     } else {
       pool.router().success(member, nanos);
     }
+    observer.answered(member, status);
     observer.attempt(pool.name(), member, STATUS_CLASS[status / 100], nanos);
   }
 

@@ -9,9 +9,11 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
+import dev.replicapool.dataplane.tracing.RequestTrace;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
@@ -73,6 +75,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private AccessRecord log;
 
   private ProxyObserver observer;
+
+  /** Its trace; null when tracing is off. */
+  private RequestTrace trace;
 
   H2StreamForwarder(Forwarding fw, PoolRuntime pool, boolean tls) {
     this.fw = fw;
@@ -142,6 +147,25 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
               str(in.authority()),
               str(in.path()))
           .traceparent(in.get("traceparent"));
+    }
+    if (fw.tracing != null) {
+      trace =
+          new RequestTrace(
+              fw.tracing,
+              observer,
+              fw.clock,
+              start,
+              new RequestTrace.Incoming(
+                  in.get("traceparent"),
+                  in.get("tracestate"),
+                  str(in.method()),
+                  tls ? "https" : "http",
+                  str(in.path()),
+                  str(in.authority())));
+      observer = trace;
+      if (log != null) {
+        log.traceId(trace.traceId());
+      }
     }
     CharSequence via = in.get("via");
     if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
@@ -216,8 +240,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return;
     }
     upstream = stream;
-    stream.write(
-        new DefaultHttp2HeadersFrame(requestHeaders, requestEnded && body.nothingPending()));
+    Http2Headers headers = requestHeaders;
+    if (trace != null) { // this try's own span is the member's parent
+      headers = new DefaultHttp2Headers(false).add(requestHeaders);
+      headers.set("traceparent", trace.traceparentFor(current.member(), current.start()));
+    }
+    stream.write(new DefaultHttp2HeadersFrame(headers, requestEnded && body.nothingPending()));
     writeBody(stream);
     stream.flush();
   }

@@ -288,6 +288,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     } else {
       pool.router().success(member, nanos);
     }
+    observer.answered(member, status);
     observer.attempt(pool.name(), member, failed ? "5xx" : (status / 100) + "xx", nanos);
   }
 

@@ -37,7 +37,7 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
     }
     upstream = c;
     c.attach(this);
-    c.channel().writeAndFlush(hedges.head(), c.channel().voidPromise());
+    c.channel().writeAndFlush(hedges.head(this), c.channel().voidPromise());
   }
 
   @Override

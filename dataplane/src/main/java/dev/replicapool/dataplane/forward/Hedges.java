@@ -81,9 +81,9 @@ final class Hedges {
     deadlines.frontReplaced(inFlight.get(0).sentAt);
   }
 
-  /** The head a hedge sends: the same bytes as the first try's. */
-  ByteBuf head() {
-    return request.headForHedge();
+  /** The head hedge {@code h} sends: the same bytes as the first try's (but its traceparent). */
+  ByteBuf head(HedgeTry h) {
+    return request.headFor(front.traceparent(h.member, h.sentAt));
   }
 
   /** A hedge has a complete answer's head first: the exchange goes on with it. */

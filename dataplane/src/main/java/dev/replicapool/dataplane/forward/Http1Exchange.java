@@ -8,6 +8,7 @@ import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.HashKey;
+import dev.replicapool.dataplane.tracing.RequestTrace;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
@@ -58,6 +59,8 @@ final class Http1Exchange implements H1Upstream.User {
       Forwarding fw,
       PoolRuntime pool,
       ByteBuf head,
+      int traceparentAt,
+      RequestTrace.Incoming traced,
       boolean idempotent,
       boolean bodyless,
       boolean chunked,
@@ -74,11 +77,17 @@ final class Http1Exchange implements H1Upstream.User {
     this.startNanos = fw.clock.getAsLong();
     // replayable: its body, if any, is kept for a retry until it outgrows what is kept
     Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, true, hashKey.value());
-    this.request = new RequestRelay(client, head, bodyless, chunked, tries);
+    this.request = new RequestRelay(client, head, traceparentAt, bodyless, chunked, tries);
     this.log =
         fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, startNanos);
-    this.observer = log == null ? fw.observer : log;
-    this.front = new FrontTry(fw, pool, observer);
+    ProxyObserver logged = log == null ? fw.observer : log;
+    RequestTrace trace =
+        traced == null ? null : new RequestTrace(fw.tracing, logged, fw.clock, startNanos, traced);
+    if (trace != null && log != null) {
+      log.traceId(trace.traceId());
+    }
+    this.observer = trace == null ? logged : trace;
+    this.front = new FrontTry(fw, pool, observer, trace);
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     this.out = new ClientOutput(client, request);

@@ -5,6 +5,7 @@ import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.route.Routes;
 import dev.replicapool.dataplane.routing.HashKey;
+import dev.replicapool.dataplane.tracing.RequestTrace;
 import dev.replicapool.dataplane.wire.RequestHead;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
@@ -17,6 +18,10 @@ import io.netty.buffer.ByteBuf;
 final class Http1Routing {
   private static final byte[] HTTP = "http".getBytes();
   private static final byte[] HTTPS = "https".getBytes();
+
+  /** A traceparent's length (version 00), held in a traced head until its try writes its own. */
+  private static final String TRACEPARENT_PLACEHOLDER =
+      "00-00000000000000000000000000000000-0000000000000000-00";
 
   private Http1Routing() {}
 
@@ -43,18 +48,36 @@ final class Http1Routing {
       boolean closeAfter,
       boolean sentContinue) {
     ByteBuf up = client.alloc().buffer(head.length() + 160);
-    head.writeUpstream(
-        up,
-        clientAddress,
-        setup.tls() ? HTTPS : HTTP,
-        setup.overH2() ? fw.via2 : head.http10() ? fw.via10 : fw.via11,
-        null);
+    RequestTrace.Incoming traced = null;
+    String placeholder = null;
+    if (fw.tracing != null) {
+      String target = head.target();
+      traced =
+          new RequestTrace.Incoming(
+              head.header("traceparent"),
+              head.header("tracestate"),
+              methodName(head),
+              setup.tls() ? "https" : "http",
+              target,
+              head.host());
+      placeholder = TRACEPARENT_PLACEHOLDER; // each try writes its own over it
+    }
+    int traceparentAt =
+        head.writeUpstream(
+            up,
+            clientAddress,
+            setup.tls() ? HTTPS : HTTP,
+            setup.overH2() ? fw.via2 : head.http10() ? fw.via10 : fw.via11,
+            null,
+            placeholder);
     Http1Exchange ex =
         new Http1Exchange(
             client,
             fw,
             pool,
             up,
+            traceparentAt,
+            traced,
             pool.requests().idempotent().method(methodName(head)),
             head.bodyless(),
             head.framing() == RequestHead.Framing.CHUNKED,

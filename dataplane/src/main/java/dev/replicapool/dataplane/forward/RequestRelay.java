@@ -4,6 +4,7 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
 /**
@@ -34,6 +35,9 @@ final class RequestRelay {
   /** The head as the member gets it; kept until the response head came, for retries. */
   private ByteBuf head;
 
+  /** Where the traceparent's value is in {@link #head}; -1 when the request is not traced. */
+  private final int traceparentAt;
+
   /** Body bytes received before a member connection was there. */
   private ArrayDeque<ByteBuf> queued;
 
@@ -54,9 +58,15 @@ final class RequestRelay {
   private boolean spent;
 
   RequestRelay(
-      Http1Connection client, ByteBuf head, boolean bodyless, boolean chunked, Tries tries) {
+      Http1Connection client,
+      ByteBuf head,
+      int traceparentAt,
+      boolean bodyless,
+      boolean chunked,
+      Tries tries) {
     this.client = client;
     this.head = head;
+    this.traceparentAt = traceparentAt;
     this.bodyless = bodyless;
     this.chunked = chunked;
     this.tries = tries;
@@ -68,13 +78,13 @@ final class RequestRelay {
    * The try in front has its connection: the head and the body so far go out on it. After a try
    * that sent some of the body, that is the kept copy (a retry happens only while it is whole).
    */
-  void connected(H1Upstream c, H1Upstream.User user) {
+  void connected(H1Upstream c, H1Upstream.User user, String traceparent) {
     upstream = c;
     spent = false;
     c.attach(user);
     Channel ch = c.channel();
     boolean paused = queued != null;
-    ch.write(head.retainedDuplicate(), ch.voidPromise());
+    ch.write(headFor(traceparent), ch.voidPromise());
     if (bodyWritten) {
       releaseQueued(); // received since the last try: already in the kept copy
       for (ByteBuf b : keptBody) {
@@ -195,9 +205,17 @@ final class RequestRelay {
     return head != null;
   }
 
-  /** The head a hedge sends: the same bytes as the first try's. */
-  ByteBuf headForHedge() {
-    return head.retainedDuplicate();
+  /**
+   * The head a try sends: the same bytes every time, but for a traced request's traceparent, whose
+   * parent-id is the try's own span ({@code traceparent}: null when not traced).
+   */
+  ByteBuf headFor(String traceparent) {
+    if (traceparent == null || traceparentAt < 0) {
+      return head.retainedDuplicate();
+    }
+    ByteBuf h = head.copy();
+    h.setCharSequence(traceparentAt, traceparent, StandardCharsets.US_ASCII);
+    return h;
   }
 
   /** An answer is on its way to the client: the request is not sent again. */

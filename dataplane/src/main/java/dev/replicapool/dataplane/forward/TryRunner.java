@@ -128,7 +128,7 @@ final class TryRunner implements QueueSlot.Owner {
         return;
       }
       deadlines.activity(fw.clock.getAsLong());
-      request.connected(c, exchange);
+      request.connected(c, exchange, front.traceparent());
     }
 
     @Override

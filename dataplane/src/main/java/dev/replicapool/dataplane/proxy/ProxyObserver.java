@@ -14,6 +14,11 @@ public interface ProxyObserver {
    */
   default void attempt(String pool, Endpoint member, String outcome, long nanos) {}
 
+  /**
+   * The member of a try answered with {@code status} (its head came); its {@link #attempt} follows.
+   */
+  default void answered(Endpoint member, int status) {}
+
   /** A request is tried again on another member. */
   default void retry(String pool, String reason) {}
 

@@ -11,6 +11,7 @@ import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
+import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
@@ -68,6 +69,18 @@ public final class Tracing implements AutoCloseable {
       String scheme,
       String path,
       String host) {
+    return server(parent, tracestate, method, scheme, path, host, now());
+  }
+
+  /** The request's SERVER span, begun at {@code startEpochNanos}. */
+  public Span server(
+      TraceParent parent,
+      String tracestate,
+      String method,
+      String scheme,
+      String path,
+      String host,
+      long startEpochNanos) {
     Context ctx = Context.root();
     if (parent != null) {
       SpanContext remote =
@@ -86,26 +99,53 @@ public final class Tracing implements AutoCloseable {
         .setAttribute("url.scheme", scheme)
         .setAttribute("url.path", TryAttributes.pathOnly(path))
         .setAttribute("server.address", host == null ? "" : host)
+        .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS)
         .startSpan();
   }
 
   /** A CLIENT span for one try, child of the request's span; end it with {@link #endTry}. */
   public Span startTry(Span server, TryAttributes.Try t) {
+    return startTry(server, t, now());
+  }
+
+  /** A CLIENT span for one try, begun at {@code startEpochNanos}. */
+  public Span startTry(Span server, TryAttributes.Try t, long startEpochNanos) {
     return tracer
         .spanBuilder(t.method())
         .setSpanKind(SpanKind.CLIENT)
         .setParent(Context.root().with(server))
         .setAllAttributes(attributes(TryAttributes.of(t)))
+        .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS)
         .startSpan();
+  }
+
+  /** Now, in nanoseconds since the epoch, as spans are stamped. */
+  public long now() {
+    return Clock.getDefault().now();
   }
 
   /** Ends a try's span with what became of it. */
   public static void endTry(Span span, TryAttributes.Try t) {
+    endTry(span, t, Clock.getDefault().now());
+  }
+
+  /** Ends a try's span at {@code endEpochNanos} with what became of it. */
+  public static void endTry(Span span, TryAttributes.Try t, long endEpochNanos) {
     span.setAllAttributes(attributes(TryAttributes.of(t)));
     if (TryAttributes.errorType(t.outcome(), t.status()) != null) {
       span.setStatus(StatusCode.ERROR);
     }
-    span.end();
+    span.end(endEpochNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Ends the request's span with the status the client got (a 5xx is a server span's error). */
+  public static void endServer(Span span, int status, long endEpochNanos) {
+    span.setAttribute("http.response.status_code", (long) status);
+    if (status >= 500) {
+      span.setAttribute("error.type", Integer.toString(status));
+      span.setStatus(StatusCode.ERROR);
+    }
+    span.end(endEpochNanos, TimeUnit.NANOSECONDS);
   }
 
   /** The traceparent the member gets for this try: its parent-id is the try's span id. */

@@ -16,7 +16,7 @@ public final class TryAttributes {
    *
    * @param index 0 for the first try, 1 for the first retry or hedge, and so on
    * @param outcome how it ended as the metrics name it: "2xx".."5xx", "timeout", "reset",
-   *     "refused", "unprocessed", "cancelled", "aborted"
+   *     "refused", "unprocessed", "cancelled", "aborted"; null while it is out
    * @param status the member's status, 0 when it gave none
    */
   public record Try(
@@ -61,9 +61,19 @@ public final class TryAttributes {
     if (status >= 400) {
       return Integer.toString(status);
     }
+    if (outcome == null) {
+      return null; // not over yet
+    }
     return switch (outcome) {
       case "1xx", "2xx", "3xx", "4xx", "5xx" -> null;
-      case "timeout", "reset", "refused", "unprocessed", "cancelled", "aborted" -> outcome;
+      case "connect_failure",
+          "timeout",
+          "reset",
+          "refused",
+          "unprocessed",
+          "cancelled",
+          "aborted" ->
+          outcome;
       default -> "_OTHER";
     };
   }

@@ -125,6 +125,24 @@ public final class RequestHead {
    */
   public void writeUpstream(
       ByteBuf out, String forwardedFor, byte[] proto, byte[] via, String defaultHost) {
+    writeUpstream(out, forwardedFor, proto, via, defaultHost, null);
+  }
+
+  /**
+   * Writes the head as the member gets it, with {@code traceparent} in place of the client's (the
+   * data plane takes part in the trace); returns where its value starts in {@code out}, so that
+   * each try can put its own span there (the value's length never changes), or -1 without one.
+   */
+  public int writeUpstream(
+      ByteBuf out,
+      String forwardedFor,
+      byte[] proto,
+      byte[] via,
+      String defaultHost,
+      String traceparent) {
+    if (traceparent != null) {
+      headers.dropNamed(TRACEPARENT);
+    }
     out.writeBytes(bytes, 0, targetEnd);
     out.writeBytes(HTTP11);
     String xff = headers.forwardedFor();
@@ -155,9 +173,20 @@ public final class RequestHead {
       headers.writeValue(out, host);
       out.writeBytes(CRLF);
     }
+    int traceparentAt = -1;
+    if (traceparent != null) {
+      out.writeBytes(TRACEPARENT_LINE);
+      traceparentAt = out.writerIndex();
+      out.writeCharSequence(traceparent, java.nio.charset.StandardCharsets.US_ASCII);
+      out.writeBytes(CRLF);
+    }
     out.writeBytes(via);
     out.writeBytes(CRLF_CRLF);
+    return traceparentAt;
   }
+
+  private static final byte[] TRACEPARENT = Ascii.bytes("traceparent");
+  private static final byte[] TRACEPARENT_LINE = Ascii.bytes("traceparent: ");
 
   private static final byte[] CRLF_CRLF = Ascii.bytes("\r\n\r\n");
 

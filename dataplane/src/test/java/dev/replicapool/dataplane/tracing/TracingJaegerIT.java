@@ -1,5 +1,8 @@
 package dev.replicapool.dataplane.tracing;
 
+import static dev.replicapool.dataplane.tracing.Jaeger.number;
+import static dev.replicapool.dataplane.tracing.Jaeger.parentOf;
+import static dev.replicapool.dataplane.tracing.Jaeger.tag;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,7 +49,7 @@ class TracingJaegerIT {
               .atMost(Duration.ofSeconds(30))
               .pollInterval(Duration.ofMillis(200))
               .ignoreExceptions()
-              .until(() -> spansOf(jaeger), s -> s.size() == 3);
+              .until(() -> jaeger.spans(TRACE), s -> s.size() == 3);
 
       Map<String, JsonObject> bySpanId = new HashMap<>();
       spans.forEach(o -> bySpanId.put(((JsonObject) o).getString("spanID"), (JsonObject) o));
@@ -65,37 +68,5 @@ class TracingJaegerIT {
       assertThat(number(t2, "http.response.status_code")).isEqualTo(200L);
       assertThat(sent).isEqualTo("00-" + TRACE + "-" + t2.getString("spanID") + "-01");
     }
-  }
-
-  private static JsonArray spansOf(Jaeger jaeger) throws Exception {
-    var r = jaeger.get("/api/traces/" + TRACE);
-    assertThat(r.statusCode()).isEqualTo(200);
-    return new JsonObject(r.body()).getJsonArray("data").getJsonObject(0).getJsonArray("spans");
-  }
-
-  private static String parentOf(JsonObject span) {
-    JsonArray refs = span.getJsonArray("references");
-    for (int i = 0; i < refs.size(); i++) {
-      if ("CHILD_OF".equals(refs.getJsonObject(i).getString("refType"))) {
-        return refs.getJsonObject(i).getString("spanID");
-      }
-    }
-    return null;
-  }
-
-  // Jaeger's JSON has int64 tags as plain numbers, which Vert.x reads as Integer when small.
-  private static Long number(JsonObject span, String key) {
-    Object v = tag(span, key);
-    return v == null ? null : ((Number) v).longValue();
-  }
-
-  private static Object tag(JsonObject span, String key) {
-    JsonArray tags = span.getJsonArray("tags");
-    for (int i = 0; i < tags.size(); i++) {
-      if (key.equals(tags.getJsonObject(i).getString("key"))) {
-        return tags.getJsonObject(i).getValue("value");
-      }
-    }
-    return null;
   }
 }

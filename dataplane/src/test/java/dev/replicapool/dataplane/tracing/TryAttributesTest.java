@@ -40,12 +40,14 @@ class TryAttributesTest {
 
   @Test
   void aTryWithoutAnAnswerIsNamedByHowItFailed() {
-    for (String how : new String[] {"timeout", "reset", "refused", "cancelled"}) {
+    for (String how :
+        new String[] {"connect_failure", "timeout", "reset", "refused", "cancelled"}) {
       var a = TryAttributes.of(new TryAttributes.Try("GET", "http", "/", "m", 1, 2, how, 0));
       assertThat(a).contains(entry("error.type", how), entry("http.request.resend_count", 2L));
       assertThat(a).doesNotContainKey("http.response.status_code");
     }
     assertThat(TryAttributes.errorType("something-new", 0)).isEqualTo("_OTHER");
+    assertThat(TryAttributes.errorType(null, 0)).as("still out").isNull();
   }
 
   @Test
