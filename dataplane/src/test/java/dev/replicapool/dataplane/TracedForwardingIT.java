@@ -1,14 +1,14 @@
 package dev.replicapool.dataplane;
 
-import static dev.replicapool.dataplane.tracing.Jaeger.number;
-import static dev.replicapool.dataplane.tracing.Jaeger.parentOf;
-import static dev.replicapool.dataplane.tracing.Jaeger.tag;
+import static dev.replicapool.testing.Jaeger.number;
+import static dev.replicapool.testing.Jaeger.parentOf;
+import static dev.replicapool.testing.Jaeger.tag;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.dataplane.accesslog.AccessLogConfig;
-import dev.replicapool.dataplane.tracing.Jaeger;
 import dev.replicapool.dataplane.tracing.TracingConfig;
+import dev.replicapool.testing.Jaeger;
 import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpClient;

@@ -7,7 +7,9 @@ import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.controlplane.ControlPlaneClient;
 import dev.replicapool.dataplane.DataPlane;
+import dev.replicapool.dataplane.accesslog.AccessLogConfig;
 import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.dataplane.tracing.TracingConfig;
 import dev.replicapool.operator.OperatorConfig;
 import dev.replicapool.operator.ReplicaPoolOperator;
 import dev.replicapool.testing.CloseLater;
@@ -64,6 +66,12 @@ final class SystemHarness implements AutoCloseable {
    *     the operator on its port, which races the data planes redialling that port
    */
   SystemHarness(String name, UnaryOperator<OperatorConfig> operatorConfig) {
+    this(name, operatorConfig, TracingConfig.OFF);
+  }
+
+  /** With the data plane's tracing as {@code dataPlaneTracing} says. */
+  SystemHarness(
+      String name, UnaryOperator<OperatorConfig> operatorConfig, TracingConfig dataPlaneTracing) {
     ReplicaPools.installCrd(kubectl, java.nio.file.Path.of("../crds/"));
     namespace = apiServer.createNamespace(client, name);
     operator =
@@ -81,7 +89,9 @@ final class SystemHarness implements AutoCloseable {
                         .withBackoff(50, 500),
                     ProxySettings.defaults().withListen("127.0.0.1", 0, 0),
                     "127.0.0.1",
-                    0)));
+                    0,
+                    AccessLogConfig.OFF,
+                    dataPlaneTracing)));
   }
 
   int operatorPort() {

@@ -27,6 +27,8 @@ import java.util.TreeSet;
  *     several operators in one JVM turn it off.
  * @param groupTokens data-plane group to its own token: a data plane of such a group must present
  *     it, and it serves no other group; groups without one take {@code token}. Empty for none
+ * @param otlpEndpoint the OTLP/HTTP receiver reconciles and pushes are traced to; null: off
+ * @param traceSampling the share of those traces kept, 0 to 1
  */
 @RecordBuilder
 public record OperatorConfig(
@@ -41,12 +43,22 @@ public record OperatorConfig(
     String leaderElectionNamespace,
     String leaderIdentity,
     boolean exitOnLostLead,
-    Map<String, String> groupTokens) {
+    Map<String, String> groupTokens,
+    java.net.URI otlpEndpoint,
+    double traceSampling) {
 
   public static final String LEADER_LEASE_NAME = "replicapool-operator-leader";
 
   public OperatorConfig {
     groupTokens = groupTokens == null ? Map.of() : Map.copyOf(groupTokens);
+    if (otlpEndpoint != null
+        && !"http".equals(otlpEndpoint.getScheme())
+        && !"https".equals(otlpEndpoint.getScheme())) {
+      throw new IllegalArgumentException("--otlp-endpoint must be an http:// or https:// URL");
+    }
+    if (!(traceSampling >= 0 && traceSampling <= 1)) {
+      throw new IllegalArgumentException("--trace-sampling must be between 0 and 1");
+    }
     if ((tlsCertPem == null) != (tlsKeyPem == null)) {
       throw new IllegalArgumentException(
           "TLS on the control-plane port needs both a certificate and its private key");
@@ -82,7 +94,9 @@ public record OperatorConfig(
         leaderElectionNamespace,
         null,
         true,
-        Map.of());
+        Map.of(),
+        null,
+        1.0);
   }
 
   /** A single-process operator on loopback with random ports, for tests and the local run. */
@@ -105,6 +119,14 @@ public record OperatorConfig(
   /** Tokens of their own for these data-plane groups (group to token). */
   public OperatorConfig withGroupTokens(Map<String, String> tokens) {
     return edit().groupTokens(tokens).build();
+  }
+
+  /**
+   * Reconciles and pushes traced to an OTLP/HTTP receiver ({@code endpoint}, null: off), that share
+   * of them kept.
+   */
+  public OperatorConfig withTracing(java.net.URI endpoint, double sampling) {
+    return edit().otlpEndpoint(endpoint).traceSampling(sampling).build();
   }
 
   public OperatorConfig withNamespaces(Set<String> watched) {

@@ -52,6 +52,9 @@ public final class OperatorMain {
                                           the token; needs --tls-cert and --tls-key
         --admin-port PORT                 /metrics /healthz /readyz (default 8090)
         --leader-election-namespace NS    run with leader election on a Lease in NS
+        --otlp-endpoint URL               trace reconciles and pushes (each push until every data
+                                          plane applied it) to this OTLP/HTTP receiver (default off)
+        --trace-sampling RATIO            share of those traces kept, 0 to 1 (default 1)
       """
           .formatted(ControlPlaneProtocol.DEFAULT_PORT);
 
@@ -68,7 +71,9 @@ public final class OperatorMain {
           "tls-key",
           "client-ca",
           "admin-port",
-          "leader-election-namespace");
+          "leader-election-namespace",
+          "otlp-endpoint",
+          "trace-sampling");
 
   private static final FlagParser PARSER =
       FlagParser.of(FLAGS, List.of())
@@ -143,12 +148,33 @@ public final class OperatorMain {
             key ? pem(flags, "tls-key", "PRIVATE KEY") : null,
             Integer.parseInt(flags.getOrDefault("admin-port", "8090")),
             flags.get("leader-election-namespace"));
+    if (flags.containsKey("otlp-endpoint")) {
+      config = config.withTracing(otlpEndpoint(flags), sampling(flags));
+    }
     if (flags.containsKey("group-tokens-dir")) {
       config = config.withGroupTokens(groupTokens(flags.get("group-tokens-dir"), token));
     }
     return flags.containsKey("client-ca")
         ? config.withClientCa(pem(flags, "client-ca", "CERTIFICATE"))
         : config;
+  }
+
+  private static java.net.URI otlpEndpoint(Map<String, String> flags) {
+    String value = flags.get("otlp-endpoint");
+    try {
+      return value.equalsIgnoreCase("off") ? null : java.net.URI.create(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--otlp-endpoint: not a URL: " + value);
+    }
+  }
+
+  private static double sampling(Map<String, String> flags) {
+    String value = flags.getOrDefault("trace-sampling", "1");
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--trace-sampling takes a ratio from 0 to 1: " + value);
+    }
   }
 
   /** Certificate and key come together, and a client CA only with them. */

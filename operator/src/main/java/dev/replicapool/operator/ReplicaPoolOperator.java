@@ -7,10 +7,12 @@ import dev.replicapool.controlplane.SyncState;
 import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.Prober;
 import dev.replicapool.operator.push.InitialSync;
+import dev.replicapool.operator.push.PushSpans;
 import dev.replicapool.operator.push.SnapshotPublisher;
 import dev.replicapool.operator.reconciler.ReplicaPoolReconciler;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder;
+import dev.replicapool.operator.tracing.OperatorTracing;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.vertx.core.Vertx;
@@ -38,6 +40,7 @@ public final class ReplicaPoolOperator implements AutoCloseable {
   private final HttpServer admin;
   private final LeaderElection election;
   private final ReplicaPoolReconciler reconciler;
+  private final OperatorTracing tracing;
   private final AtomicBoolean started = new AtomicBoolean();
 
   private ReplicaPoolOperator(
@@ -48,8 +51,10 @@ public final class ReplicaPoolOperator implements AutoCloseable {
       OperatorMetrics metrics,
       HttpServer admin,
       LeaderElection election,
-      ReplicaPoolReconciler reconciler) {
+      ReplicaPoolReconciler reconciler,
+      OperatorTracing tracing) {
     this.vertx = vertx;
+    this.tracing = tracing;
     this.controlPlane = controlPlane;
     this.prober = prober;
     this.operator = operator;
@@ -65,10 +70,12 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     OperatorMetrics metrics = new OperatorMetrics();
     ControlPlaneServer controlPlane = startControlPlane(vertx, config);
     Prober prober = new Prober(vertx);
-    SnapshotPublisher publisher = new SnapshotPublisher(controlPlane);
+    OperatorTracing tracing = OperatorTracing.start(config.otlpEndpoint(), config.traceSampling());
+    PushSpans pushSpans = new PushSpans(tracing.tracer());
+    SnapshotPublisher publisher = new SnapshotPublisher(controlPlane, pushSpans);
     InitialSync initialSync = new InitialSync(vertx, controlPlane, publisher);
     ReplicaPoolReconciler reconciler =
-        newReconciler(client, controlPlane, prober, publisher, metrics);
+        newReconciler(client, controlPlane, prober, publisher, metrics, tracing);
 
     LeaderElection election = new LeaderElection(client, config);
     Operator operator = newOperator(client, config, election, initialSync);
@@ -77,12 +84,13 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     controlPlane.onSyncChange(reconciler::requestReconcile);
     // The ACK that completes a version: replicapool_push_convergence_seconds.
     controlPlane.onConvergence(c -> metrics.pushConvergence(c.pool(), c.nanos()));
+    controlPlane.onConvergence(pushSpans::converged);
 
     HttpServer admin =
         serve(vertx, client, config, metrics, election, operator, initialSync, controlPlane);
     ReplicaPoolOperator op =
         new ReplicaPoolOperator(
-            vertx, controlPlane, prober, operator, metrics, admin, election, reconciler);
+            vertx, controlPlane, prober, operator, metrics, admin, election, reconciler, tracing);
     op.started.set(true);
     log.info(
         "operator started: control plane on {}, admin on {}",
@@ -112,7 +120,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
       ControlPlaneServer controlPlane,
       Prober prober,
       SnapshotPublisher publisher,
-      OperatorMetrics metrics) {
+      OperatorMetrics metrics,
+      OperatorTracing tracing) {
     Clock clock = Clock.systemUTC();
     EventRecorder events = new EventRecorder(client, clock::millis, 10, 6_000);
     return new ReplicaPoolReconciler(
@@ -121,7 +130,8 @@ public final class ReplicaPoolOperator implements AutoCloseable {
         publisher,
         pool -> toSync(controlPlane.syncState(pool), controlPlane.lastConvergence(pool)),
         events,
-        metrics);
+        metrics,
+        tracing.tracer());
   }
 
   /** The JOSDK operator on this client, electing a leader when the config names a namespace. */
@@ -246,5 +256,6 @@ public final class ReplicaPoolOperator implements AutoCloseable {
     prober.close();
     controlPlane.stop().await();
     vertx.close().await();
+    tracing.close(); // exports what is queued, for at most a few seconds
   }
 }

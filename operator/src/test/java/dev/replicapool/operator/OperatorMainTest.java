@@ -88,6 +88,24 @@ class OperatorMainTest {
   }
 
   @Test
+  void tracingIsOffUnlessAReceiverIsNamed() {
+    assertThat(config("--token-file", token).otlpEndpoint()).isNull();
+    OperatorConfig traced =
+        config("--token-file", token, "--otlp-endpoint", "http://collector:4318");
+    assertThat(traced.otlpEndpoint()).hasToString("http://collector:4318");
+    assertThat(traced.traceSampling()).isEqualTo(1.0);
+    assertThat(
+            config("--token-file", token, "--otlp-endpoint=http://c:4318", "--trace-sampling=0.1")
+                .traceSampling())
+        .isEqualTo(0.1);
+    assertThatThrownBy(() -> config("--token-file", token, "--otlp-endpoint", "grpc://c:4317"))
+        .hasMessageContaining("--otlp-endpoint must be an http:// or https:// URL");
+    assertThatThrownBy(
+            () -> config("--token-file", token, "--otlp-endpoint=http://c", "--trace-sampling=2"))
+        .hasMessageContaining("--trace-sampling must be between 0 and 1");
+  }
+
+  @Test
   void groupTokensComeFromADirectoryLaidOutLikeAMountedSecret() throws IOException {
     // A Secret volume: each key a symlink into ..data, which links to a timestamped directory.
     Path mount = Files.createDirectory(dir.resolve("group-tokens"));

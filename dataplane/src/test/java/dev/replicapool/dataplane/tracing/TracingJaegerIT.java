@@ -1,11 +1,12 @@
 package dev.replicapool.dataplane.tracing;
 
-import static dev.replicapool.dataplane.tracing.Jaeger.number;
-import static dev.replicapool.dataplane.tracing.Jaeger.parentOf;
-import static dev.replicapool.dataplane.tracing.Jaeger.tag;
+import static dev.replicapool.testing.Jaeger.number;
+import static dev.replicapool.testing.Jaeger.parentOf;
+import static dev.replicapool.testing.Jaeger.tag;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.testing.Jaeger;
 import io.opentelemetry.api.trace.Span;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -29,9 +29,17 @@ public final class SnapshotPublisher {
   private final Map<String, PoolSnapshot> lastSent = new ConcurrentHashMap<>();
   private final Map<String, Set<String>> lastGroups = new ConcurrentHashMap<>();
   private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+  private final PushSpans spans;
 
+  /** Without traces. */
   public SnapshotPublisher(ControlPlaneServer server) {
+    this(server, new PushSpans(io.opentelemetry.api.OpenTelemetry.noop().getTracer("none")));
+  }
+
+  /** Each snapshot sent is a span in {@code spans} until it converged. */
+  public SnapshotPublisher(ControlPlaneServer server, PushSpans spans) {
     this.server = server;
+    this.spans = spans;
   }
 
   /**
@@ -72,6 +80,7 @@ public final class SnapshotPublisher {
     PoolSnapshot snapshot = build(pool, server.nextVersion(pool), spec, members, tls, upstreamTls);
     lastSent.put(pool, snapshot);
     lastGroups.put(pool, groups);
+    spans.sent(snapshot, groups, triggerNanos); // first: the last ACK may come at once
     server.publish(snapshot, groups, triggerNanos);
     listeners.forEach(l -> l.accept(pool));
     return snapshot.version();
@@ -93,6 +102,7 @@ public final class SnapshotPublisher {
     if (lastSent.remove(pool) != null) {
       server.remove(pool);
     }
+    spans.removed(pool);
   }
 
   /**

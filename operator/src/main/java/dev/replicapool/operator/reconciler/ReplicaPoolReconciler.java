@@ -22,6 +22,10 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +63,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   private final PoolReport report;
   private final ExpiredLeaseCollector expiredLeases;
   private final StatusWriter statusWriter = new StatusWriter();
+  private final Tracer tracer;
   private final SimpleInboundEventSource<ReplicaPool> memberChanges =
       new SimpleInboundEventSource<>("member-changes");
 
@@ -69,12 +74,14 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       SnapshotPublisher publisher,
       Function<String, StatusBuilder.DataPlaneSync> syncState,
       EventRecorder events,
-      OperatorMetrics metrics) {
-    this(clock, prober, publisher, syncState, events, metrics, new InformerInputs());
+      OperatorMetrics metrics,
+      Tracer tracer) {
+    this(clock, prober, publisher, syncState, events, metrics, tracer, new InformerInputs());
   }
 
   /**
    * @param syncState how the data planes stand for a pool ("namespace/name")
+   * @param tracer each reconcile is a span (OpenTelemetry's no-op tracer when tracing is off)
    * @param inputs where the pool's Pods, Leases, Secrets and ConfigMaps are read
    */
   ReplicaPoolReconciler(
@@ -84,8 +91,10 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
       Function<String, StatusBuilder.DataPlaneSync> syncState,
       EventRecorder events,
       OperatorMetrics metrics,
+      Tracer tracer,
       PoolInputs inputs) {
     this.clock = clock;
+    this.tracer = tracer;
     this.syncState = syncState;
     this.metrics = metrics;
     this.inputs = inputs;
@@ -113,14 +122,26 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
   @Override
   public UpdateControl<ReplicaPool> reconcile(ReplicaPool pool, Context<ReplicaPool> context) {
     long started = System.nanoTime();
-    try {
+    // The push a reconcile makes is this span's child (PushSpans): one trace per reconcile.
+    Span span =
+        tracer
+            .spanBuilder("reconcile")
+            .setAttribute("replicapool.pool", PoolRegistry.name(ResourceID.fromResource(pool)))
+            .startSpan();
+    try (Scope ignored = span.makeCurrent()) {
       if (context.isPrimaryResourceDeleted()) {
+        span.setAttribute("replicapool.deleted", true);
         inputs.takeChangeSeen(ResourceID.fromResource(pool), 0);
         forget(pool);
         return UpdateControl.noUpdate();
       }
       return reconcileLive(pool, context.getClient(), started);
+    } catch (RuntimeException e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR);
+      throw e;
     } finally {
+      span.end();
       metrics.reconcileDuration(System.nanoTime() - started);
     }
   }
@@ -143,6 +164,7 @@ public class ReplicaPoolReconciler implements Reconciler<ReplicaPool> {
     PoolObserver.Observed seen = observer.observe(pool, now);
     members.sync(pool, state, seen);
     long version = push.publish(pool, state, seen.pods(), client, trigger);
+    Span.current().setAttribute("replicapool.snapshot.version", version);
     report.problems(pool, seen);
     expiredLeases.collect(client, pool, seen.leases(), now);
     StatusBuilder.DataPlaneSync dataPlanes = syncState.apply(state.name());

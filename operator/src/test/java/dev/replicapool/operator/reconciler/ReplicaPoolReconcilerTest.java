@@ -19,10 +19,12 @@ import dev.replicapool.operator.metrics.OperatorMetrics;
 import dev.replicapool.operator.probing.MemberKey;
 import dev.replicapool.operator.probing.ProbeResult;
 import dev.replicapool.operator.probing.Prober;
+import dev.replicapool.operator.push.PushSpans;
 import dev.replicapool.operator.push.SnapshotPublisher;
 import dev.replicapool.operator.status.Conditions;
 import dev.replicapool.operator.status.EventRecorder;
 import dev.replicapool.operator.status.StatusBuilder.DataPlaneSync;
+import dev.replicapool.operator.tracing.OperatorTracing;
 import dev.replicapool.testing.Kubectl;
 import dev.replicapool.testing.LocalKubeApiServer;
 import dev.replicapool.testing.ReplicaPools;
@@ -39,6 +41,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.nio.charset.StandardCharsets;
@@ -105,6 +110,9 @@ class ReplicaPoolReconcilerTest {
     }
   }
 
+  InMemorySpanExporter spans;
+  OperatorTracing tracing;
+
   @BeforeAll
   static void apiServer() {
     client = LocalKubeApiServer.get().newClient();
@@ -125,7 +133,9 @@ class ReplicaPoolReconcilerTest {
     namespace = LocalKubeApiServer.get().createNamespace(client, "reconciler");
     prober = new Prober(vertx);
     server = new ControlPlaneServer(vertx, new ControlPlaneServer.Options("127.0.0.1", 0, "t"));
-    publisher = new SnapshotPublisher(server);
+    spans = InMemorySpanExporter.create();
+    tracing = OperatorTracing.exportingTo(spans, 1.0);
+    publisher = new SnapshotPublisher(server, new PushSpans(tracing.tracer()));
     dataPlanes = new DataPlaneSync(1, 1, 1, List.of());
     reconciler =
         new ReplicaPoolReconciler(
@@ -135,12 +145,14 @@ class ReplicaPoolReconcilerTest {
             name -> dataPlanes,
             new EventRecorder(client, clock::millis, 1_000, 1),
             new OperatorMetrics(),
+            tracing.tracer(),
             inputs);
   }
 
   @AfterEach
   void closeProber() {
     prober.close();
+    tracing.close();
   }
 
   ReplicaPool pool(String name, Consumer<ReplicaPoolSpec> spec) {
@@ -228,6 +240,46 @@ class ReplicaPoolReconcilerTest {
     assertThat(status.snapshotVersion).isEqualTo(publisher.version(name(pool))).isPositive();
     assertThat(control.getScheduleDelay()).contains(StatusWriter.REFRESH_MILLIS);
     assertThat(prober.tracked()).isEmpty();
+  }
+
+  @Test
+  void aReconcileIsASpanAndTheSnapshotItSentIsItsChildPushSpan() {
+    ReplicaPool pool = staticPool("traced");
+    written(pool, reconcile(pool));
+    reconcile(pool); // unchanged: a reconcile span, no push
+
+    tracing.flush();
+    List<SpanData> finished = spans.getFinishedSpanItems();
+    List<SpanData> reconciles =
+        finished.stream().filter(s -> s.getName().equals("reconcile")).toList();
+    assertThat(reconciles).hasSize(2);
+    assertThat(reconciles)
+        .allSatisfy(
+            s ->
+                assertThat(s.getAttributes().get(AttributeKey.stringKey("replicapool.pool")))
+                    .isEqualTo(name(pool)));
+    long version = server.latestVersion(name(pool));
+    assertThat(
+            reconciles
+                .get(0)
+                .getAttributes()
+                .get(AttributeKey.longKey("replicapool.snapshot.version")))
+        .isEqualTo(version);
+    // No data plane is connected, so the push has not converged: it is still open (not exported).
+    assertThat(finished).noneMatch(s -> s.getName().equals("push"));
+    publisher.remove(name(pool));
+    tracing.flush();
+    SpanData push =
+        spans.getFinishedSpanItems().stream()
+            .filter(s -> s.getName().equals("push"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(push.getParentSpanId()).isEqualTo(reconciles.get(0).getSpanId());
+    assertThat(push.getTraceId()).isEqualTo(reconciles.get(0).getTraceId());
+    assertThat(push.getAttributes().get(AttributeKey.stringKey("replicapool.push.outcome")))
+        .isEqualTo("removed");
+    assertThat(push.getAttributes().get(AttributeKey.longKey("replicapool.snapshot.version")))
+        .isEqualTo(version);
   }
 
   @Test

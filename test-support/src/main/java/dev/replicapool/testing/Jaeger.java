@@ -1,8 +1,7 @@
-package dev.replicapool.dataplane.tracing;
+package dev.replicapool.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
