@@ -110,13 +110,16 @@ public final class Tracing implements AutoCloseable {
 
   /** A CLIENT span for one try, begun at {@code startEpochNanos}. */
   public Span startTry(Span server, TryAttributes.Try t, long startEpochNanos) {
-    return tracer
-        .spanBuilder(t.method())
-        .setSpanKind(SpanKind.CLIENT)
-        .setParent(Context.root().with(server))
-        .setAllAttributes(attributes(TryAttributes.of(t)))
-        .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS)
-        .startSpan();
+    var b =
+        tracer
+            .spanBuilder(t.method())
+            .setSpanKind(SpanKind.CLIENT)
+            .setParent(Context.root().with(server))
+            .setStartTimestamp(startEpochNanos, TimeUnit.NANOSECONDS);
+    if (server.isRecording()) { // else neither is this one (parent-based): no attributes to make
+      b.setAllAttributes(attributes(TryAttributes.of(t)));
+    }
+    return b.startSpan();
   }
 
   /** Now, in nanoseconds since the epoch, as spans are stamped. */
@@ -131,6 +134,10 @@ public final class Tracing implements AutoCloseable {
 
   /** Ends a try's span at {@code endEpochNanos} with what became of it. */
   public static void endTry(Span span, TryAttributes.Try t, long endEpochNanos) {
+    if (!span.isRecording()) {
+      span.end(endEpochNanos, TimeUnit.NANOSECONDS); // not sampled: nothing to say
+      return;
+    }
     span.setAllAttributes(attributes(TryAttributes.of(t)));
     if (TryAttributes.errorType(t.outcome(), t.status()) != null) {
       span.setStatus(StatusCode.ERROR);
