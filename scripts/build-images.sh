@@ -9,6 +9,8 @@
 #   scripts/build-images.sh --oci           # no Docker, no registry: buildah + mmdebstrap, writes
 #                                           # target/images/*.tar for `ctr -n k8s.io images import`
 #   scripts/build-images.sh --oci --pause-image NAME   # the sandbox image's name (registry.k8s.io/pause:3.10)
+#   scripts/build-images.sh --oci --kind NAME  # ... and `kind load image-archive` of each tar: kind
+#                                           # where debian:*-slim cannot be pulled (docs/INSTALL.md)
 #
 # Both ways build the same Dockerfiles: images/base/Dockerfile (Debian + its JRE 17), then
 # <module>/Dockerfile on it. Docker starts the base from debian:RELEASE-slim; --oci starts it from
@@ -44,7 +46,9 @@ die() { echo "build-images: $*" >&2; exit 1; }
 modules=(operator dataplane sample-replica)
 
 if [ "$oci" = 1 ]; then
-  [ -z "$kind_cluster" ] || die "--kind loads into Docker's kind; --oci writes tars for containerd"
+  if [ -n "$kind_cluster" ] && ! command -v kind >/dev/null 2>&1; then
+    die "--kind given but 'kind' is not installed (scripts/provision-kind.sh)"
+  fi
   for tool in buildah gcc; do
     command -v "$tool" >/dev/null 2>&1 || die "--oci needs '$tool' (apt-get install $tool)"
   done
@@ -187,6 +191,12 @@ oci_build() {
   oci_image "$pause_image" "$pause_context" images/pause/Dockerfile pause
   echo "built (import with: ctr -n k8s.io images import target/images/<name>.tar):"
   ls -l target/images/*.tar
+  if [ -n "$kind_cluster" ]; then
+    for m in "${modules[@]}"; do
+      echo "==> kind load image-archive target/images/$m.tar --name $kind_cluster"
+      kind load image-archive "target/images/$m.tar" --name "$kind_cluster"
+    done
+  fi
 }
 
 if [ "$oci" = 1 ]; then oci_build; else docker_build; fi

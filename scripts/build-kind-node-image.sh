@@ -51,13 +51,22 @@ for c in kube-apiserver kube-controller-manager kube-scheduler; do
   [ -s "$imgs/$c.tar" ] || OCI_IMAGE_USER=0:0 oci "$imgs/$c.tar" "registry.k8s.io/$c:v${K8S_VERSION}" \
     "/usr/local/bin/$c" "$DEST/$c=/usr/local/bin/$c"
 done
-# Debian's etcd is linked against glibc: the image carries the loader and libc with it.
-if [ ! -s "$imgs/etcd.tar" ]; then
-  etcd_bin=$(readlink -f "$DEST/etcd")
-  libs=()
-  for l in $(ldd "$etcd_bin" | grep -o '/[^ ]*\.so[^ ]*'); do libs+=("$(readlink -f "$l")=$l"); done
-  OCI_IMAGE_USER=0:0 oci "$imgs/etcd.tar" "registry.k8s.io/etcd:${ETCD_IMAGE_TAG}" \
-    /usr/local/bin/etcd "$etcd_bin=/usr/local/bin/etcd" "${libs[@]}"
+# etcd at the version kubeadm asks for, built from its Go module (the server's etcdmain behind a
+# three-line main): Debian's etcd 3.4 has no /readyz, so kubeadm's static Pod was never Ready.
+# Static (CGO off): the image is the binary alone.
+etcd_version="${ETCD_IMAGE_TAG%-*}"
+if [ ! -s "$imgs/etcd-v$etcd_version.tar" ]; then
+  etcd_src=$(mktemp -d)
+  cp scripts/cluster/etcd/main.go "$etcd_src/"
+  log "building etcd v$etcd_version from its Go module"
+  t=$(date +%s)
+  (cd "$etcd_src" && go mod init replicapool.local/etcd >/dev/null 2>&1 &&
+    go get "go.etcd.io/etcd/server/v3@v$etcd_version" >/dev/null 2>&1 &&
+    CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o etcd .) || die "etcd v$etcd_version did not build"
+  OCI_IMAGE_USER=0:0 oci "$imgs/etcd-v$etcd_version.tar" "registry.k8s.io/etcd:${ETCD_IMAGE_TAG}" \
+    /usr/local/bin/etcd "$etcd_src/etcd=/usr/local/bin/etcd"
+  rm -rf "$etcd_src" "$imgs/etcd.tar"
+  log "built etcd in $(( $(date +%s) - t ))s"
 fi
 # kube-proxy runs iptables and conntrack: its image is the base image's Debian root plus the binary.
 if [ ! -s "$imgs/kube-proxy.tar" ]; then
