@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.accesslog;
 
+import dev.replicapool.dataplane.proxy.ObserverChain;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import java.util.ArrayList;
@@ -12,13 +13,12 @@ import java.util.List;
  * counted already, then handed on to the data plane's observer. Made only for a request that is
  * logged; event loop only until {@link AccessLog#end}, then read by the writer thread only.
  */
-public final class AccessRecord implements ProxyObserver {
+public final class AccessRecord extends ObserverChain {
   /**
    * One try: its member, how it ended (as the metrics name it), how long it took, a hedge or not.
    */
   public record Try(String member, String outcome, long nanos) {}
 
-  private final ProxyObserver next;
   final boolean errorsOnly;
   final long startMillis;
   final long startNanos;
@@ -51,7 +51,7 @@ public final class AccessRecord implements ProxyObserver {
 
   AccessRecord(
       ProxyObserver next, boolean errorsOnly, long startMillis, long startNanos, String pool) {
-    this.next = next;
+    super(next);
     this.errorsOnly = errorsOnly;
     this.startMillis = startMillis;
     this.startNanos = startNanos;
@@ -166,7 +166,7 @@ public final class AccessRecord implements ProxyObserver {
   @Override
   public void attempt(String pool, Endpoint member, String outcome, long nanos) {
     tried(member.address(), outcome, nanos);
-    next.attempt(pool, member, outcome, nanos);
+    super.attempt(pool, member, outcome, nanos);
   }
 
   void tried(String member, String outcome, long nanos) {
@@ -176,21 +176,11 @@ public final class AccessRecord implements ProxyObserver {
   }
 
   @Override
-  public void answered(Endpoint member, int status) {
-    next.answered(member, status);
-  }
-
-  @Override
   public void retry(String pool, String reason) {
     if (!ended) {
       retries++;
     }
-    next.retry(pool, reason);
-  }
-
-  @Override
-  public void response(String pool, int status, long nanos) {
-    next.response(pool, status, nanos);
+    super.retry(pool, reason);
   }
 
   @Override
@@ -198,22 +188,12 @@ public final class AccessRecord implements ProxyObserver {
     if (!ended && outcome.equals("sent")) {
       hedges++;
     }
-    next.hedge(pool, outcome);
-  }
-
-  @Override
-  public void budgetExhausted(String pool) {
-    next.budgetExhausted(pool);
+    super.hedge(pool, outcome);
   }
 
   @Override
   public void queue(String pool, String outcome) {
     queueOutcome = outcome;
-    next.queue(pool, outcome);
-  }
-
-  @Override
-  public void clientProtocolError(String protocol, String error) {
-    next.clientProtocolError(protocol, error);
+    super.queue(pool, outcome);
   }
 }

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.tracing;
 
+import dev.replicapool.dataplane.proxy.ObserverChain;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import io.opentelemetry.api.trace.Span;
@@ -14,9 +15,8 @@ import java.util.function.LongSupplier;
  * report them; the paths themselves only ask it for a try's traceparent when the try's head goes
  * out. Made only when tracing is on. Event loop only.
  */
-public final class RequestTrace implements ProxyObserver {
+public final class RequestTrace extends ObserverChain {
   private final Tracing tracing;
-  private final ProxyObserver next;
   private final LongSupplier clock;
 
   /** Epoch nanoseconds minus the forwarding clock's: the clock's instants as span timestamps. */
@@ -67,8 +67,8 @@ public final class RequestTrace implements ProxyObserver {
    */
   public RequestTrace(
       Tracing tracing, ProxyObserver next, LongSupplier clock, long startNanos, Incoming in) {
+    super(next);
     this.tracing = tracing;
-    this.next = next;
     this.clock = clock;
     this.epochOffset = tracing.now() - clock.getAsLong();
     this.method = in.method();
@@ -113,7 +113,7 @@ public final class RequestTrace implements ProxyObserver {
     if (t != null) {
       t.status = status;
     }
-    next.answered(member, status);
+    super.answered(member, status);
   }
 
   @Override
@@ -129,7 +129,7 @@ public final class RequestTrace implements ProxyObserver {
       long end = epochNow();
       Tracing.endTry(tracing.startTry(server, a, end - nanos), a, end);
     }
-    next.attempt(pool, member, outcome, nanos);
+    super.attempt(pool, member, outcome, nanos);
   }
 
   @Override
@@ -143,7 +143,7 @@ public final class RequestTrace implements ProxyObserver {
       open.clear();
       Tracing.endServer(server, status, end);
     }
-    next.response(pool, status, nanos);
+    super.response(pool, status, nanos);
   }
 
   /** The forwarding clock's now as a span timestamp. */
@@ -163,32 +163,5 @@ public final class RequestTrace implements ProxyObserver {
   private TryAttributes.Try attributes(OpenTry t, String outcome, int status) {
     return new TryAttributes.Try(
         method, scheme, path, t.member.host(), t.member.port(), t.index, outcome, status);
-  }
-
-  // ---- the rest of the request's events, on their way --------------------------------------
-
-  @Override
-  public void retry(String pool, String reason) {
-    next.retry(pool, reason);
-  }
-
-  @Override
-  public void hedge(String pool, String outcome) {
-    next.hedge(pool, outcome);
-  }
-
-  @Override
-  public void budgetExhausted(String pool) {
-    next.budgetExhausted(pool);
-  }
-
-  @Override
-  public void queue(String pool, String outcome) {
-    next.queue(pool, outcome);
-  }
-
-  @Override
-  public void clientProtocolError(String protocol, String error) {
-    next.clientProtocolError(protocol, error);
   }
 }
