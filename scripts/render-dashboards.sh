@@ -2,8 +2,8 @@
 # Pictures of the Grafana dashboards (manifests/components/monitoring/dashboards) drawn from a real
 # Prometheus scraping the local run under traffic, into docs/dashboard-*.png:
 #   1. scripts/run-local.sh, unless its data plane already answers on 127.0.0.1:9901;
-#   2. Debian's prometheus on 127.0.0.1:19090 scraping the operator (127.0.0.1:8090) and the data
-#      plane (127.0.0.1:9901) every 5 s, with the Component's alert rules loaded;
+#   2. scripts/prometheus-local.sh: Debian's prometheus on 127.0.0.1:19090 scraping the operator
+#      and the data plane every 5 s, with the Component's alert rules loaded;
 #   3. MINUTES of traffic (default 5) to the tracking and adaptive pools, about 40 requests a second,
 #      with the members' faults in thirds: k2 made slow (300 ms), then k3 answering half its
 #      requests with 500, then both reset;
@@ -36,23 +36,7 @@ if ! curl -sf http://127.0.0.1:9901/healthz >/dev/null; then
   curl -sf http://127.0.0.1:9901/readyz >/dev/null || { say "the local run did not start: $work/run-local.log"; tail -20 "$work/run-local.log"; exit 1; }
 fi
 
-# The PrometheusRule's spec is a plain rules file once its groups are taken out.
-python3 - manifests/components/monitoring/prometheusrule.yaml "$work/rules.yml" <<'PY'
-import sys, yaml
-doc = yaml.safe_load(open(sys.argv[1]))
-yaml.safe_dump({"groups": doc["spec"]["groups"]}, open(sys.argv[2], "w"))
-PY
-cat > "$work/prometheus.yml" <<YAML
-global: {scrape_interval: 5s, evaluation_interval: 5s}
-rule_files: [$work/rules.yml]
-scrape_configs:
-  - job_name: replicapool-operator
-    static_configs: [{targets: ['127.0.0.1:8090'], labels: {pod: operator}}]
-  - job_name: replicapool-dataplane
-    static_configs: [{targets: ['127.0.0.1:9901'], labels: {pod: dataplane}}]
-YAML
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
-  --web.listen-address=127.0.0.1:19090 > "$work/prometheus.log" 2>&1 &
+scripts/prometheus-local.sh "$work/prometheus" > "$work/prometheus.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do curl -sf http://127.0.0.1:19090/-/ready >/dev/null && break; sleep 0.5; done
 
