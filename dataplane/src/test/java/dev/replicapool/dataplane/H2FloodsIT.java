@@ -73,7 +73,7 @@ class H2FloodsIT extends DataPlaneTestBase {
               }
             },
             Reading.WHILE_FLOODING);
-    assertThat(a.goAway).as("the attacker's connection ends with GOAWAY").isEqualTo(PROTOCOL_ERROR);
+    assertGoAwayIfRead(a, PROTOCOL_ERROR);
     assertThat(a.sentBytes)
         .as("closed long before the flood's end")
         .isLessThan(10_000L * 16_000 / 10);
@@ -105,9 +105,8 @@ class H2FloodsIT extends DataPlaneTestBase {
               }
             },
             Reading.WHILE_FLOODING);
-    assertThat(a.goAway).as("the attacker's connection ends with GOAWAY").isNotNull();
-    assertThat(a.goAway).isEqualTo(ENHANCE_YOUR_CALM);
-    assertThat(a.frames().get(0x1))
+    assertGoAwayIfRead(a, ENHANCE_YOUR_CALM);
+    assertThat(a.frames().getOrDefault(0x1, 0))
         .as("431 answers before the close, at most the limit's")
         .isLessThanOrEqualTo(16 /* H2ServerCodec.MAX_OVERSIZED_HEADER_BLOCKS */ + 1);
     assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 1); // the first stream is a fair request
@@ -160,9 +159,9 @@ class H2FloodsIT extends DataPlaneTestBase {
 
   /**
    * When the attacker reads. A flood of frames owed an answer attacks by not reading; a flood the
-   * server answers with GOAWAY is read as it is sent, or the GOAWAY can be lost: the server closes
-   * with the flood's bytes unread, which sends a reset, and the reset throws away what the server
-   * had not yet sent into a receive window the attacker kept full.
+   * server answers with GOAWAY is read as it is sent, so that no full receive window holds the
+   * GOAWAY back when the server's close resets the connection (it can still be lost to the reset:
+   * {@link #assertGoAwayIfRead}).
    */
   enum Reading {
     AFTER_THE_FLOOD,
@@ -220,6 +219,20 @@ class H2FloodsIT extends DataPlaneTestBase {
       }
     }
     return statuses;
+  }
+
+  /**
+   * The GOAWAY the attacker read, if it read one, carries {@code code}. Whether it reads one is not
+   * the data plane's to decide: it sends the GOAWAY, then closes with the still-flooding attacker's
+   * bytes unread, which makes the kernel reset the connection, and a reset may overtake what the
+   * attacker had not read yet (the "TCP reset problem" of RFC 9112, section 9.6). Why the data
+   * plane closed is asserted where it is certain, in its own counter ({@link
+   * #assertClosedWithCounter}, by the same error code).
+   */
+  static void assertGoAwayIfRead(Attack a, int code) {
+    if (a.goAway != null) {
+      assertThat(a.goAway).as("the GOAWAY's error code").isEqualTo(code);
+    }
   }
 
   /**
