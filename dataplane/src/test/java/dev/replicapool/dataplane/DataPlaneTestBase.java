@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -168,5 +170,20 @@ abstract class DataPlaneTestBase {
     try (InputStream in = DataPlaneTestBase.class.getClassLoader().getResourceAsStream(name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
+  }
+
+  /** The sum of the data plane's samples of {@code name} whose labels contain {@code labels}. */
+  double metric(String name, String labels) throws Exception {
+    String body = adminGet("/metrics").body();
+    Matcher m =
+        Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{([^}]*)\\} ([0-9.eE+-]+)$")
+            .matcher(body);
+    double sum = 0;
+    while (m.find()) {
+      if (m.group(1).contains(labels)) {
+        sum += Double.parseDouble(m.group(2));
+      }
+    }
+    return sum;
   }
 }

@@ -9,6 +9,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -16,6 +17,10 @@ import java.net.InetSocketAddress;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real grpc-java server with one method of each kind, speaking plain strings ({@link
@@ -49,6 +54,14 @@ final class GrpcEcho {
   /** The request message of every unary call this server took, in order. */
   final List<String> unaryReceived = new CopyOnWriteArrayList<>();
 
+  /** How long a unary call waits before its answer (a stalled member), 0 for none. */
+  volatile long unaryDelayMillis;
+
+  /** Unary calls whose caller cancelled them while they waited. */
+  final AtomicInteger cancelled = new AtomicInteger();
+
+  private final ScheduledExecutorService delays = Executors.newSingleThreadScheduledExecutor();
+
   GrpcEcho(String name) throws IOException {
     this.name = name;
     ServerServiceDefinition service =
@@ -58,8 +71,24 @@ final class GrpcEcho {
                 ServerCalls.asyncUnaryCall(
                     (req, out) -> {
                       unaryReceived.add(req);
-                      out.onNext(name + ":" + req);
-                      out.onCompleted();
+                      long delay = unaryDelayMillis;
+                      if (delay == 0) {
+                        out.onNext(name + ":" + req);
+                        out.onCompleted();
+                        return;
+                      }
+                      ServerCallStreamObserver<String> call =
+                          (ServerCallStreamObserver<String>) out;
+                      call.setOnCancelHandler(cancelled::incrementAndGet);
+                      delays.schedule(
+                          () -> {
+                            if (!call.isCancelled()) {
+                              call.onNext(name + ":" + req);
+                              call.onCompleted();
+                            }
+                          },
+                          delay,
+                          TimeUnit.MILLISECONDS);
                     }))
             .addMethod(
                 CLIENT_STREAM,
@@ -132,6 +161,7 @@ final class GrpcEcho {
 
   void stop() {
     server.shutdownNow();
+    delays.shutdownNow();
   }
 
   static String unary(Channel ch, String msg) {

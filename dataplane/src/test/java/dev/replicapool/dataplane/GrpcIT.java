@@ -1,8 +1,10 @@
 package dev.replicapool.dataplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -186,6 +188,60 @@ class GrpcIT extends DataPlaneTestBase {
             + counts);
     assertThat(failed).isZero();
     assertThat(counts.get("b")).isLessThanOrEqualTo(calls / 3 / 3 + 50);
+  }
+
+  @Test
+  void aCallThePoolNamesIdempotentIsHedgedAndAStalledMemberCostsNoWait() throws Exception {
+    GrpcEcho slow = server("slow");
+    slow.unaryDelayMillis = 3_000;
+    GrpcEcho a = server("a");
+    GrpcEcho b = server("b");
+    startDataPlane();
+    pool(
+        SnapshotBuilder.pool("shop/echo")
+            .policy(RoutingPolicy.RoundRobin)
+            .hedgeAfterMillis(30, 1)
+            .idempotent(List.of(), List.of("/replicapool.test.Echo/*")),
+        slow,
+        a,
+        b);
+    int calls = 30;
+    long start = System.nanoTime();
+    for (int i = 0; i < calls; i++) {
+      assertThat(GrpcEcho.unary(channel, "h" + i)).matches("[ab]:h" + i);
+    }
+    long tookMillis = (System.nanoTime() - start) / 1_000_000L;
+    assertThat(tookMillis).as("30 calls, none waiting out the stalled member").isLessThan(3_000);
+    assertThat(slow.unaryReceived).as("the stalled member got its share first").isNotEmpty();
+    // A hedge carries the same message: every call reached a member that answered it.
+    List<String> answered = new ArrayList<>(a.unaryReceived);
+    answered.addAll(b.unaryReceived);
+    for (int i = 0; i < calls; i++) {
+      assertThat(answered).contains("h" + i);
+    }
+    assertThat(metric("replicapool_hedges_total", "outcome=\"won\"")).isPositive();
+    // The stalled member's calls were cancelled, not left waiting.
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(slow.cancelled.get()).isEqualTo(slow.unaryReceived.size()));
+  }
+
+  @Test
+  void aCallThePoolDoesNotNameIsNeverHedged() throws Exception {
+    GrpcEcho slow = server("slow");
+    slow.unaryDelayMillis = 200;
+    GrpcEcho other = server("other");
+    startDataPlane();
+    pool(
+        SnapshotBuilder.pool("shop/echo").policy(RoutingPolicy.RoundRobin).hedgeAfterMillis(20, 1),
+        slow,
+        other);
+    for (int i = 0; i < 6; i++) {
+      assertThat(GrpcEcho.unary(channel, "n" + i)).endsWith(":n" + i);
+    }
+    assertThat(slow.unaryReceived.size() + other.unaryReceived.size()).isEqualTo(6);
+    assertThat(slow.unaryReceived).isNotEmpty();
+    assertThat(metric("replicapool_hedges_total", "")).isZero();
   }
 
   @Test

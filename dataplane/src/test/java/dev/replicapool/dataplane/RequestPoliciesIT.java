@@ -8,8 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,20 +19,6 @@ class RequestPoliciesIT extends DataPlaneTestBase {
 
   static long millisSince(long startNanos) {
     return (System.nanoTime() - startNanos) / 1_000_000L;
-  }
-
-  double metric(String name, String labels) throws Exception {
-    String body = adminGet("/metrics").body();
-    Matcher m =
-        Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{([^}]*)\\} ([0-9.eE+-]+)$")
-            .matcher(body);
-    double sum = 0;
-    while (m.find()) {
-      if (m.group(1).contains(labels)) {
-        sum += Double.parseDouble(m.group(2));
-      }
-    }
-    return sum;
   }
 
   /** One GET on a connection of its own, on a thread of its own. */

@@ -1,6 +1,7 @@
 package dev.replicapool.bench;
 
 import dev.replicapool.api.v1alpha1.Hedging;
+import dev.replicapool.api.v1alpha1.Idempotent;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RetryBudget;
@@ -105,6 +106,7 @@ public final class CpTool {
         .appProtocol(req.getParam("appProtocol"))
         .timeouts(timeouts)
         .hedging(hedging)
+        .idempotent(idempotent(req))
         .build();
   }
 
@@ -168,6 +170,17 @@ public final class CpTool {
             req.response().setStatusCode(504).end(st + "\n");
           }
         });
+  }
+
+  /** {@code grpcMethods=/pkg.Service/*,...}: the gRPC methods the pool may send twice. */
+  private static Idempotent idempotent(HttpServerRequest req) {
+    String grpc = req.getParam("grpcMethods");
+    if (grpc == null) {
+      return null;
+    }
+    Idempotent i = new Idempotent();
+    i.grpcMethods = List.of(grpc.split(","));
+    return i;
   }
 
   private static Long longParam(String v) {

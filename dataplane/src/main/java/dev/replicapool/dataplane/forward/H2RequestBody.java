@@ -7,6 +7,8 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The frames after a client stream's headers (DATA, trailers) and what each try of it still has to
@@ -75,6 +77,29 @@ final class H2RequestBody {
     }
     written = false;
     return true;
+  }
+
+  /**
+   * The whole request's frames again, for a hedge sent beside the current try: only when the
+   * request ended and its body was kept whole ({@link #whole}).
+   */
+  List<Http2StreamFrame> copy() {
+    ArrayList<Http2StreamFrame> frames = new ArrayList<>(kept.size());
+    for (Http2StreamFrame f : kept) {
+      frames.add(duplicate(f));
+    }
+    written = true;
+    return frames;
+  }
+
+  /** Whether every frame so far is kept, so that the request can be sent again as it is. */
+  boolean whole() {
+    return whole;
+  }
+
+  /** The current try is gone for good (a hedge answered instead): what it had left is dropped. */
+  void dropPending() {
+    releaseAll(pending);
   }
 
   void release() {

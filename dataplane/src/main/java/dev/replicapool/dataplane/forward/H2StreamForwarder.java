@@ -10,7 +10,6 @@ import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.tracing.RequestTrace;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -24,6 +23,7 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
+import java.util.List;
 
 /**
  * One client HTTP/2 stream to a pool whose members speak HTTP/2 (gRPC): the request's frames go
@@ -35,7 +35,9 @@ import io.netty.util.ReferenceCountUtil;
  * {@code grpc-status} of UNAVAILABLE counts as the member's failure. Whether a failed try is
  * followed by another is {@link Tries}'s to say from what the try may have done (nothing sent,
  * unprocessed, or maybe processed); a retry sends the request byte for byte, its body from {@link
- * H2RequestBody}.
+ * H2RequestBody}. When the pool hedges the request, a hedge goes to another member beside the
+ * waiting try once the whole request is here and kept ({@link H2Hedges}): the first answer's head
+ * wins, the other tries are reset (CANCEL), as for HTTP/1.x.
  *
  * <p>This class is the client's side and the course of the stream: its frames, its tries and its
  * end. Each try's member side is an {@link H2Try}, what a passed deadline does is {@link
@@ -58,8 +60,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private Http2Headers requestHeaders;
   private boolean requestEnded;
   private final H2RequestBody body = new H2RequestBody();
-  private Http2StreamChannel upstream;
+
+  /** The try whose frames the request body goes to, and whose answer the client gets. */
   private H2Try current;
+
+  /** Null when the stream is not hedged. */
+  private H2Hedges hedges;
+
   private Tries tries;
   private boolean responseStarted;
   private boolean grpc;
@@ -120,9 +127,15 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!body.add(f)) {
       tries.bodyNotKept(); // too big to send twice: only a try that sent nothing may be followed
     }
+    Http2StreamChannel upstream = upstream();
     if (upstream != null) {
       writeBody(upstream);
     }
+  }
+
+  /** The current try's member stream, null when none is open. */
+  private Http2StreamChannel upstream() {
+    return current == null ? null : current.stream();
   }
 
   private void writeBody(Http2StreamChannel stream) {
@@ -183,6 +196,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     tries = new Tries(pool.retry(), pool.requests(), idempotent, true, key.value());
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    if (tries.hedgeable()) {
+      hedges = new H2Hedges(pool);
+      deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
+    }
     timer =
         new DeadlineTimer(ctx.executor(), fw.clock, deadlines, new H2StreamTimeouts(this, pool));
     long grpcTimeout = H2RequestHeaders.grpcTimeoutNanos(in.get("grpc-timeout"));
@@ -220,46 +237,84 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   @Override
   public void startTry(Endpoint e) {
     long now = fw.clock.getAsLong();
-    current = new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now, observer, log);
+    current = newTry(e, now);
     deadlines.trySent(now);
     timer.arm();
+    open(current);
+  }
+
+  private H2Try newTry(Endpoint e, long now) {
+    return new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now, observer, log);
+  }
+
+  private void open(H2Try t) {
+    Endpoint e = t.member();
     fw.h2Connections(ctx.channel().eventLoop())
-        .openStream(
-            MemberLinks.key(pool, e), e.host(), e.port(), pool.upstreamTls(), current, current);
+        .openStream(MemberLinks.key(pool, e), e.host(), e.port(), pool.upstreamTls(), t, t);
   }
 
-  @Override
-  public Endpoint member() {
-    return current == null ? null : current.member();
-  }
-
-  @Override
-  public void streamOpened(Http2StreamChannel stream) {
-    if (done) {
-      stream.close();
+  /**
+   * A hedge is due: another member gets the request beside the try still waiting, when the whole
+   * request is here and kept (a body still coming streams to one member only).
+   */
+  void hedgeDue() {
+    if (!requestEnded || !tries.hedgeable() || responseStarted) {
+      deadlines.stopHedging();
       return;
     }
-    upstream = stream;
+    H2Try h = hedges.send(tries, deadlines, observer, fw.clock.getAsLong(), this::newTry);
+    if (h != null) {
+      open(h);
+    }
+  }
+
+  /** The member of the try the per-try timeout watches: the current one, else the oldest hedge. */
+  Endpoint member() {
+    H2Try t = front();
+    return t == null ? null : t.member();
+  }
+
+  private H2Try front() {
+    return current != null ? current : hedges != null && hedges.any() ? hedges.oldest() : null;
+  }
+
+  @Override
+  public boolean carries(H2Try t) {
+    return !done && (t == current || (!responseStarted && hedges != null && hedges.has(t)));
+  }
+
+  @Override
+  public void streamOpened(H2Try t) {
+    Http2StreamChannel stream = t.stream();
     Http2Headers headers = requestHeaders;
     if (trace != null) { // this try's own span is the member's parent
       headers = new DefaultHttp2Headers(false).add(requestHeaders);
-      headers.set("traceparent", trace.traceparentFor(current.member(), current.start()));
+      headers.set("traceparent", trace.traceparentFor(t.member(), t.start()));
     }
-    stream.write(new DefaultHttp2HeadersFrame(headers, requestEnded && body.nothingPending()));
-    writeBody(stream);
+    if (t == current) {
+      stream.write(new DefaultHttp2HeadersFrame(headers, requestEnded && body.nothingPending()));
+      writeBody(stream);
+    } else { // a hedge: the request is whole, kept, and sent as it is
+      List<Http2StreamFrame> frames = body.copy();
+      stream.write(new DefaultHttp2HeadersFrame(headers, frames.isEmpty()));
+      frames.forEach(stream::write);
+    }
     stream.flush();
   }
 
   @Override
-  public void tryFailed(String why, String label, Tries.Outcome outcome) {
-    Endpoint e = member();
-    long nanos = endAttempt();
-    if (done) {
-      return;
+  public void tryFailed(H2Try t, String why, String label, Tries.Outcome outcome) {
+    if (t == current) {
+      long nanos = endAttempt();
+      pool.router().failure(t.member(), nanos);
+      observer.attempt(pool.name(), t.member(), label, nanos);
+    } else {
+      hedges.failed(t, label, fw.clock.getAsLong(), observer);
     }
-    pool.router().failure(e, nanos);
-    observer.attempt(pool.name(), e, label, nanos);
-    upstream = null;
+    failure = why;
+    if (!responseStarted && othersOut()) {
+      return; // another try may still answer
+    }
     if (responseStarted) {
       brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
     } else if (!retry(outcome, why, outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label)) {
@@ -282,20 +337,24 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   @Override
-  public boolean carries(Channel memberStream) {
-    return !done && memberStream == upstream;
-  }
-
-  @Override
   public boolean answerStarted() {
     return responseStarted;
   }
 
   @Override
-  public int answerStarts(Http2Headers head) {
+  public int answerStarts(H2Try t, Http2Headers head) {
     responseStarted = true;
     long now = fw.clock.getAsLong();
     deadlines.headReceived(now);
+    if (t != current) { // a hedge answered first: the try it was sent beside loses
+      lostToHedge(now);
+      hedges.won(t, observer);
+      current = t;
+      body.dropPending(); // the hedge was sent the whole request
+    }
+    if (hedges != null) {
+      hedges.cancelAll("lost", now, observer);
+    }
     if (log != null) {
       log.firstByte(now);
     }
@@ -309,6 +368,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    Http2StreamChannel upstream = upstream();
     if (upstream != null) {
       upstream.flush();
     }
@@ -316,6 +376,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    Http2StreamChannel upstream = upstream();
     if (upstream != null) {
       upstream.config().setAutoRead(ctx.channel().isWritable());
     }
@@ -339,30 +400,69 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     finish(499);
   }
 
-  /** Ends the current try, if any, as {@code outcome}, and resets its member stream. */
+  /** Ends every try still out, the current one as {@code outcome}, and resets their streams. */
   private void abort(String outcome) {
-    Endpoint e = member();
+    H2Try t = current;
+    if (t != null) {
+      t.cancel();
+      observer.attempt(pool.name(), t.member(), outcome, endAttempt());
+    }
+    if (hedges != null) {
+      hedges.cancelAll("lost", fw.clock.getAsLong(), observer);
+    }
+  }
+
+  /** The current try, when a hedge answered first, is cancelled and noted as the slower one. */
+  private void lostToHedge(long now) {
+    H2Try slow = current;
+    if (slow == null) {
+      return;
+    }
+    slow.cancel();
     long nanos = endAttempt();
-    if (e != null) {
-      observer.attempt(pool.name(), e, outcome, nanos);
+    pool.router().slowerThan(slow.member(), nanos);
+    // Its time so far is a sample too, or the percentile the hedges wait for would only sink.
+    pool.requests().latencies().record(nanos);
+    observer.attempt(pool.name(), slow.member(), "cancelled", nanos);
+  }
+
+  /** Whether a try other than a failed one is still out (then the oldest is in front now). */
+  private boolean othersOut() {
+    if (current != null) {
+      return true;
     }
-    if (upstream != null) {
-      upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
+    if (hedges == null || !hedges.any()) {
+      return false;
     }
+    deadlines.frontReplaced(hedges.oldest().start());
+    return true;
   }
 
   // ---- what the deadlines (H2StreamTimeouts) need -------------------------------------------
 
-  /** The current try is given up as the member's failure ({@code outcome}); its stream reset. */
-  void abandonTry(String outcome) {
-    if (current != null) {
-      current.countFailure(outcome);
+  /**
+   * The try the per-try timeout watches (the current one, else the oldest hedge) is given up as its
+   * member's failure ({@code outcome}); its stream reset. Returns whether another try is still out
+   * and may answer.
+   */
+  boolean abandonFront(String outcome) {
+    H2Try t = current;
+    if (t != null) {
+      t.countFailure(outcome);
+      t.cancel();
+      endAttempt();
+    } else if (hedges != null && hedges.any()) {
+      hedges.failed(hedges.oldest(), outcome, fw.clock.getAsLong(), observer);
     }
-    if (upstream != null) {
-      upstream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
-      upstream = null;
+    return !responseStarted && othersOut();
+  }
+
+  /** Every try is given up: the one in front as its member's failure, the rest cancelled. */
+  void abandonAll(String outcome) {
+    abandonFront(outcome);
+    if (hedges != null) {
+      hedges.cancelAll("lost", fw.clock.getAsLong(), observer);
     }
-    endAttempt();
   }
 
   /**
@@ -458,6 +558,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     done = true;
     if (timer != null) {
       timer.stop();
+    }
+    if (hedges != null) {
+      hedges.cancelAll("lost", fw.clock.getAsLong(), observer);
     }
     if (queueSlot != null) {
       queueSlot.leave();

@@ -11,7 +11,8 @@ import java.util.function.Consumer;
  * What a deadline of an {@link H2StreamForwarder}'s stream does when it passes (its {@link
  * DeadlineTimer} tells): the per-try timeout gives the try up and tries another member when the
  * retries allow, else answers 504; the idle timeout gives the try up and resets an answer under
- * way; the request timeout ends the stream. gRPC calls get DEADLINE_EXCEEDED instead of a 504.
+ * way; the request timeout ends the stream. With hedges out, the per-try timeout gives up the
+ * oldest try and waits for the others. gRPC calls get DEADLINE_EXCEEDED instead of a 504.
  */
 final class H2StreamTimeouts implements Consumer<Deadlines.Due> {
   private final H2StreamForwarder stream;
@@ -28,14 +29,17 @@ final class H2StreamTimeouts implements Consumer<Deadlines.Due> {
       case REQUEST -> stream.deadlinePassed();
       case TRY -> tryTimedOut();
       case IDLE -> memberSilent();
-      case HEDGE, NONE -> {}
+      case HEDGE -> stream.hedgeDue();
+      case NONE -> {}
     }
   }
 
   /** No response headers within the pool's per-try timeout. */
   private void tryTimedOut() {
     Endpoint e = stream.member();
-    stream.abandonTry("timeout");
+    if (stream.abandonFront("timeout")) {
+      return; // a hedge sent beside it may still answer in time
+    }
     String why =
         "member "
             + e.address()
@@ -51,7 +55,7 @@ final class H2StreamTimeouts implements Consumer<Deadlines.Due> {
 
   /** The member went silent mid-exchange for the idle timeout. */
   private void memberSilent() {
-    stream.abandonTry("timeout");
+    stream.abandonAll("timeout");
     if (stream.answerStarted()) {
       stream.resetClient(Http2Error.CANCEL);
     } else {

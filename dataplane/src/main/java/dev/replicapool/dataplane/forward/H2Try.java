@@ -9,10 +9,10 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -34,28 +34,28 @@ final class H2Try extends ChannelInboundHandlerAdapter
     implements H2MemberConnections.StreamListener {
   /** The client stream a try serves. */
   interface Owner {
-    /** The member of the current try, or null between tries. */
-    Endpoint member();
+    /**
+     * Whether the stream is still going and {@code t} is one of its tries that count: out and
+     * waiting for an answer's head, or the one whose answer goes to the client.
+     */
+    boolean carries(H2Try t);
 
-    /** The current try's stream to its member is open. */
-    void streamOpened(Http2StreamChannel stream);
+    /** Try {@code t}'s stream to its member is open. */
+    void streamOpened(H2Try t);
 
     /**
-     * The current try ended without an answer; {@code outcome} says what it may have done, and so
+     * Try {@code t} ended without an answer; {@code outcome} says what it may have done, and so
      * whether another member may get the request ({@code label} for the metrics).
      */
-    void tryFailed(String why, String label, Tries.Outcome outcome);
+    void tryFailed(H2Try t, String why, String label, Tries.Outcome outcome);
 
     /** The member's stream broke after its answer's head went to the client. */
     void brokeMidAnswer(String why, Http2Error error);
 
-    /** Whether the stream is still going and {@code memberStream} is its current try's. */
-    boolean carries(Channel memberStream);
-
     boolean answerStarted();
 
-    /** The member's response head arrived: the answer starts; returns its status. */
-    int answerStarts(Http2Headers head);
+    /** Try {@code t}'s member sent its response head: its answer starts; returns its status. */
+    int answerStarts(H2Try t, Http2Headers head);
 
     /** The client gets a reset and the stream ends. */
     void resetClient(Http2Error error);
@@ -74,6 +74,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private final long start;
   private final ProxyObserver observer;
   private final AccessRecord log;
+  private Http2StreamChannel stream;
   private boolean counted;
   private boolean unprocessed;
 
@@ -114,21 +115,28 @@ final class H2Try extends ChannelInboundHandlerAdapter
     return member;
   }
 
+  /** Its stream on the member's connection, null until it opened. */
+  Http2StreamChannel stream() {
+    return stream;
+  }
+
   @Override
   public void opened(Http2StreamChannel stream) {
-    if (owner.member() != member) {
+    if (!owner.carries(this)) {
       stream.close(); // the stream came after its try was given up
     } else {
-      owner.streamOpened(stream);
+      this.stream = stream;
+      owner.streamOpened(this);
     }
   }
 
   @Override
   public void failed(Throwable cause) {
-    if (owner.member() != member) {
+    if (!owner.carries(this)) {
       return;
     }
     owner.tryFailed(
+        this,
         "member " + member.address() + " of pool " + pool.name() + " is unreachable",
         "connect_failure",
         Tries.Outcome.CONNECT_FAILURE);
@@ -136,7 +144,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelRead(ChannelHandlerContext m, Object msg) {
-    if (!owner.carries(m.channel())) {
+    if (!owner.carries(this)) {
       ReferenceCountUtil.release(msg); // ended, or a given-up try's stream
       return;
     }
@@ -171,7 +179,10 @@ final class H2Try extends ChannelInboundHandlerAdapter
       // REFUSED_STREAM: the member says it processed nothing (RFC 9113 8.7).
       boolean refused = r.errorCode() == Http2Error.REFUSED_STREAM.code();
       owner.tryFailed(
-          why, "reset", refused ? Tries.Outcome.UNPROCESSED : Tries.Outcome.RESET_BEFORE_RESPONSE);
+          this,
+          why,
+          "reset",
+          refused ? Tries.Outcome.UNPROCESSED : Tries.Outcome.RESET_BEFORE_RESPONSE);
       return;
     }
     countFailure("reset");
@@ -181,7 +192,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
   @Override
   public void userEventTriggered(ChannelHandlerContext m, Object evt) {
     // Netty's multiplexer hands a stream its RST_STREAM as an event, not a read.
-    if (evt instanceof Http2ResetFrame r && owner.carries(m.channel())) {
+    if (evt instanceof Http2ResetFrame r && owner.carries(this)) {
       deadlines.activity(fw.clock.getAsLong());
       reset(r);
     } else if (evt instanceof Http2GoAwayFrame) {
@@ -197,7 +208,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     reported(head);
     boolean failedCall = h.isEndStream() && grpcUnavailable(head);
     if (!owner.answerStarted()) {
-      int status = owner.answerStarts(head);
+      int status = owner.answerStarts(this, head);
       if (!failedCall) {
         countResult(status >= 500, status);
       }
@@ -251,7 +262,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelInactive(ChannelHandlerContext m) {
-    if (!owner.carries(m.channel())) {
+    if (!owner.carries(this)) {
       return; // ended, or a given-up try's stream
     }
     String why =
@@ -262,6 +273,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
             + (unprocessed ? " went away before processing the stream" : " closed the stream");
     if (!owner.answerStarted()) {
       owner.tryFailed(
+          this,
           why,
           "reset",
           unprocessed ? Tries.Outcome.UNPROCESSED : Tries.Outcome.RESET_BEFORE_RESPONSE);
@@ -299,6 +311,13 @@ final class H2Try extends ChannelInboundHandlerAdapter
       long nanos = fw.clock.getAsLong() - start;
       pool.router().failure(member, nanos);
       observer.attempt(pool.name(), member, outcome, nanos);
+    }
+  }
+
+  /** The try is given up: its member stream, if open, is reset (CANCEL). */
+  void cancel() {
+    if (stream != null) {
+      stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     }
   }
 

@@ -72,4 +72,31 @@ class H2RequestBodyTest {
     assertThat(body.restart()).isFalse();
     body.release();
   }
+
+  @Test
+  void aHedgeGetsTheWholeRequestWhileTheTryInFrontKeepsItsOwnFrames() {
+    body.add(data("order=42&", false));
+    body.add(data("qty=7", true));
+    List<String> hedge = new ArrayList<>();
+    for (Http2StreamFrame f : body.copy()) {
+      Http2DataFrame d = (Http2DataFrame) f;
+      hedge.add(d.content().toString(StandardCharsets.UTF_8) + (d.isEndStream() ? "|end" : ""));
+      d.release();
+    }
+    assertThat(hedge).containsExactly("order=42&", "qty=7|end");
+    assertThat(drain()).as("the try in front").containsExactly("order=42&", "qty=7|end");
+    assertThat(body.restart()).as("a retry after both").isTrue();
+    assertThat(drain()).containsExactly("order=42&", "qty=7|end");
+    body.release();
+  }
+
+  @Test
+  void aHedgeThatWinsDropsWhatTheTryInFrontHadNotSentYet() {
+    body.add(data("order=42", true));
+    body.copy().forEach(f -> ((Http2DataFrame) f).release());
+    body.dropPending();
+    assertThat(body.nothingPending()).isTrue();
+    assertThat(drain()).isEmpty();
+    body.release();
+  }
 }
