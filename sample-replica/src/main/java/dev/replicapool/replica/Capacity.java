@@ -27,6 +27,9 @@ final class Capacity {
   private int busy;
   private long lastNanos;
 
+  /** Whether answers carry the load report (off: the load is there, the member says nothing). */
+  private volatile boolean reports = true;
+
   Capacity(LongSupplier nanoClock, int workers, long serviceMillis) {
     this.nanoClock = nanoClock;
     this.startNanos = nanoClock.getAsLong();
@@ -53,6 +56,23 @@ final class Capacity {
     while ((next = grantOne()) != null) {
       next.run();
     }
+  }
+
+  boolean reports() {
+    return reports;
+  }
+
+  void reports(boolean on) {
+    reports = on;
+  }
+
+  /**
+   * HAProxy's agent-check answer: the idle share of the workers as a percentage of the configured
+   * weight ("75%\n"), at least 1 % so that HAProxy keeps the server in rotation.
+   */
+  String agentReply() {
+    long idle = Math.round(100 * (1 - Math.min(1.0, utilization())));
+    return Math.max(1, idle) + "%\n";
   }
 
   synchronized int workers() {

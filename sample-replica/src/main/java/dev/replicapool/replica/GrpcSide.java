@@ -194,7 +194,7 @@ final class GrpcSide implements AutoCloseable {
               @Override
               public void close(Status status, Metadata trailers) {
                 Capacity capacity = state.capacity();
-                if (capacity != null) {
+                if (capacity != null && capacity.reports()) {
                   trailers.put(LOAD_METRICS, capacity.orcaText());
                 }
                 super.close(status, trailers);

@@ -26,7 +26,7 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
       "{\"status\":\"unhealthy\"}".getBytes(StandardCharsets.US_ASCII);
   private static final String ADMIN_HELP =
       "POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy, /admin/healthy,"
-          + " /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M; GET /admin/state";
+          + " /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M&report=true|false; GET /admin/state";
 
   static final CharSequence LOAD_METRICS = HttpHeaders.createOptimized("endpoint-load-metrics");
 
@@ -134,7 +134,7 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
 
   private void send(HttpServerResponse response, int status, byte[] body) {
     Capacity capacity = state.capacity();
-    if (capacity != null) {
+    if (capacity != null && capacity.reports()) {
       response.putHeader(LOAD_METRICS, capacity.orcaText());
     }
     response
@@ -241,17 +241,27 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
           }
           state.capacity((int) workers, serviceMs);
           Capacity c = state.capacity();
+          String report = request.getParam("report");
+          if (report != null) {
+            if (!report.equals("true") && !report.equals("false")) {
+              throw new IllegalArgumentException(
+                  "report must be true or false, got '" + report + "'");
+            }
+            c.reports(report.equals("true"));
+          }
           send(
               response,
               200,
               String.format(
                   java.util.Locale.ROOT,
-                  "{\"replica\":%s,\"workers\":%d,\"serviceMs\":%d,\"queued\":%d,\"utilization\":%s}",
+                  "{\"replica\":%s,\"workers\":%d,\"serviceMs\":%d,\"queued\":%d,\"utilization\":%s,"
+                      + "\"reports\":%b}",
                   nameJson,
                   c.workers(),
                   c.serviceMillis(),
                   c.queued(),
-                  Double.toString(c.utilization())));
+                  Double.toString(c.utilization()),
+                  c.reports()));
           return;
         }
         default -> {} // state

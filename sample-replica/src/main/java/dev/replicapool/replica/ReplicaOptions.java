@@ -20,7 +20,8 @@ public record ReplicaOptions(
     boolean help,
     int grpcPort,
     int workers,
-    long serviceMillis) {
+    long serviceMillis,
+    int agentPort) {
 
   /** {@code --register namespace/pool} and the settings of its Lease. */
   public record Registration(
@@ -39,7 +40,8 @@ public record ReplicaOptions(
           "A small HTTP service (HTTP/1.1 and h2c) that answers GET /track/<id> with its name in",
           "the x-replica header, /healthz and /health with 200 or 503, and can be told to go slow",
           "or sick: POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy,",
-          "/admin/healthy, /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M;",
+          "/admin/healthy, /admin/freeze?ms=N, /admin/reset,",
+          "/admin/capacity?workers=N&serviceMs=M&report=true|false;",
           "GET /admin/state.",
           "With --grpc-port it serves gRPC (h2c) as well: grpc.health.v1.Health (NOT_SERVING",
           "while /admin/unhealthy), server reflection, and replicapool.sample.Tracking/Track, a",
@@ -54,6 +56,8 @@ public record ReplicaOptions(
           "                          the busy share in the endpoint-load-metrics header",
           "                          (default: unlimited, no report)",
           "  --service-ms MS         time each request holds a worker (default 0; needs --workers)",
+          "  --agent-port PORT       answer HAProxy's agent-check on this port (0: any free one):",
+          "                          the idle share of its workers as a weight, \"75%\\n\"",
           "  --seed N                seed of the random that picks injected errors",
           "  --register NS/POOL      register in that ReplicaPool by renewing a Lease whose",
           "                          health flag follows /healthz",
@@ -77,7 +81,8 @@ public record ReplicaOptions(
           "lease-ms",
           "renew-ms",
           "workers",
-          "service-ms");
+          "service-ms",
+          "agent-port");
   private static final Set<String> REGISTRATION_ONLY =
       Set.of("advertise", "kubeconfig", "lease-ms", "renew-ms");
 
@@ -85,7 +90,7 @@ public record ReplicaOptions(
     for (String arg : args) {
       if (arg.equals("--help") || arg.equals("-h")) {
         return new ReplicaOptions(
-            "-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1, 0, 0);
+            "-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1, 0, 0, -1);
       }
     }
     Flags flags = Flags.parse(args, VALUED, Set.of());
@@ -116,8 +121,22 @@ public record ReplicaOptions(
     if (workers == 0 && flags.has("service-ms")) {
       throw new UsageException("--service-ms needs --workers N");
     }
+    int agentPort = flags.has("agent-port") ? (int) flags.longValue("agent-port", 0, 0, 65535) : -1;
+    if (agentPort > 0 && (agentPort == port || agentPort == grpcPort)) {
+      throw new UsageException("--agent-port must differ from --port and --grpc-port");
+    }
     return new ReplicaOptions(
-        name, host, port, threads, seed, registration, false, grpcPort, workers, serviceMillis);
+        name,
+        host,
+        port,
+        threads,
+        seed,
+        registration,
+        false,
+        grpcPort,
+        workers,
+        serviceMillis,
+        agentPort);
   }
 
   private static Registration registration(Flags flags, String host, int port)

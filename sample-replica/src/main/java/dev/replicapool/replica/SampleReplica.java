@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.util.Objects;
@@ -43,6 +44,7 @@ public final class SampleReplica implements AutoCloseable {
   private final ReplicaState state;
   private final int port;
   private final GrpcSide grpc;
+  private volatile int agentPort = -1;
 
   private SampleReplica(Options options, Vertx vertx, ReplicaState state, int port, GrpcSide grpc) {
     this.options = options;
@@ -198,6 +200,31 @@ public final class SampleReplica implements AutoCloseable {
   private String address(int port) {
     String host = options.host();
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+  }
+
+  /**
+   * Answers HAProxy's {@code agent-check} on {@code port} (0: any free one) of its host: each
+   * connection gets the idle share of its workers as a weight ("75%\n", "100%\n" without a
+   * capacity) and is closed, as HAProxy's agent protocol expects. Returns the port.
+   */
+  public int serveAgentCheck(int port) {
+    agentPort =
+        await(
+                vertx
+                    .createNetServer()
+                    .connectHandler(
+                        socket -> {
+                          Capacity c = state.capacity();
+                          socket.end(Buffer.buffer(c == null ? "100%\n" : c.agentReply()));
+                        })
+                    .listen(port, options.host()))
+            .actualPort();
+    return agentPort;
+  }
+
+  /** {@code host:port} of its agent-check answers, null when it gives none. */
+  public String agentAddress() {
+    return agentPort < 0 ? null : address(agentPort);
   }
 
   /** The knobs: the same ones /admin/ turns. */

@@ -58,7 +58,10 @@ public final class SampleReplicaMain {
             + replica.name()
             + " listening on "
             + replica.address()
-            + (replica.grpcAddress() == null ? "" : " (gRPC on " + replica.grpcAddress() + ")"));
+            + (replica.grpcAddress() == null ? "" : " (gRPC on " + replica.grpcAddress() + ")")
+            + (replica.agentAddress() == null
+                ? ""
+                : " (agent-check on " + replica.agentAddress() + ")"));
     System.out.flush();
     awaitQuietly(stopped);
   }
@@ -92,6 +95,9 @@ public final class SampleReplicaMain {
                   options.grpcPort()));
       if (options.workers() > 0) {
         replica.state().capacity(options.workers(), options.serviceMillis());
+      }
+      if (options.agentPort() >= 0) {
+        replica.serveAgentCheck(options.agentPort());
       }
       return replica;
     } catch (IllegalStateException e) {

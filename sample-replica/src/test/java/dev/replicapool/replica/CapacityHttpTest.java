@@ -66,6 +66,51 @@ class CapacityHttpTest {
     }
   }
 
+  @Test
+  void aReplicaToldNotToReportKeepsItsCapacityAndSaysNothing() throws Exception {
+    try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
+      HttpClient client = HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + replica.port();
+      replica.state().capacity(2, 5);
+      HttpResponse<String> off =
+          client.send(
+              HttpRequest.newBuilder(URI.create(base + "/admin/capacity?report=false"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(off.body()).contains("\"workers\":2", "\"reports\":false");
+      assertThat(get(client, base + "/track/x").headers().firstValue("endpoint-load-metrics"))
+          .isEmpty();
+      HttpResponse<String> bad =
+          client.send(
+              HttpRequest.newBuilder(URI.create(base + "/admin/capacity?report=maybe"))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(bad.statusCode()).isEqualTo(400);
+      assertThat(bad.body()).contains("report must be true or false");
+    }
+  }
+
+  @Test
+  void answersHaproxysAgentCheckOnItsOwnPort() throws Exception {
+    try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
+      int port = replica.serveAgentCheck(0);
+      assertThat(replica.agentAddress()).isEqualTo("127.0.0.1:" + port);
+      assertThat(agentCheck(port)).as("no capacity: full weight").isEqualTo("100%\n");
+      replica.state().capacity(4, 0);
+      assertThat(agentCheck(port)).isEqualTo("100%\n");
+    }
+  }
+
+  /** What HAProxy reads: the agent writes one line and closes. */
+  private static String agentCheck(int port) throws Exception {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      return new String(
+          s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+    }
+  }
+
   /** {@code loops} clients each sending one request after another for {@code millis}. */
   private static void load(HttpClient client, String base, int loops, long millis) {
     long end = System.nanoTime() + millis * 1_000_000;

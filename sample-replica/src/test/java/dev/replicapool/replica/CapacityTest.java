@@ -61,4 +61,18 @@ class CapacityTest {
         .matches("TEXT cpu_utilization=0\\.[0-9]{4}, rps_fractional=[0-9]+\\.[0-9]");
     assertThat(c.utilization()).isCloseTo(0.5, within(0.06));
   }
+
+  @Test
+  void answersHaproxysAgentCheckWithTheIdleShareAsAWeight() {
+    Capacity c = new Capacity(now::get, 4, 0);
+    assertThat(c.agentReply()).isEqualTo("100%\n");
+    c.acquire(() -> {});
+    advanceMillis(1_000);
+    assertThat(c.agentReply()).as("one of four workers busy").isEqualTo("75%\n");
+    for (int i = 0; i < 3; i++) {
+      c.acquire(() -> {});
+    }
+    advanceMillis(2_000);
+    assertThat(c.agentReply()).as("all busy: still in rotation").isEqualTo("1%\n");
+  }
 }

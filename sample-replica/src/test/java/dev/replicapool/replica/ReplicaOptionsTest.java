@@ -100,4 +100,15 @@ class ReplicaOptionsTest {
     assertThatThrownBy(() -> ReplicaOptions.parse("--name", "a", "--service-ms", "20"))
         .isInstanceOf(dev.replicapool.registrar.UsageException.class);
   }
+
+  @Test
+  void agentPort() throws Exception {
+    assertThat(ReplicaOptions.parse("--name", "a").agentPort()).isEqualTo(-1);
+    assertThat(ReplicaOptions.parse("--name", "a", "--agent-port", "0").agentPort()).isZero();
+    assertThat(ReplicaOptions.parse("--name", "a", "--agent-port", "9500").agentPort())
+        .isEqualTo(9500);
+    assertThatThrownBy(
+            () -> ReplicaOptions.parse("--name", "a", "--port", "9500", "--agent-port", "9500"))
+        .hasMessageContaining("--agent-port must differ");
+  }
 }
