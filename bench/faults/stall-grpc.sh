@@ -24,24 +24,7 @@ done
 for i in 1 2 3; do wait_port $((BACKEND_BASE + i)); done
 cptool
 dataplane "$T"
-cat > "$OUT/haproxy-grpc.cfg" <<CFG
-global
-  nbthread $T
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-frontend fe
-  bind 127.0.0.1:$HAPROXY_PORT proto h2
-  default_backend be
-backend be
-  balance roundrobin
-$(for i in 1 2 3; do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) proto h2"; done)
-CFG
-haproxy -f "$OUT/haproxy-grpc.cfg" -db >"$OUT/haproxy.log" 2>&1 &
-PIDS+=($!)
-wait_port $HAPROXY_PORT
+haproxy_grpc_start $T
 printf '\x00\x00\x00\x00\x0242' > "$OUT/track.bin" # one message: the UTF-8 string "42"
 SERVICE=/replicapool.sample.Tracking/*
 h2() { # port authority seconds logfile

@@ -158,6 +158,29 @@ haproxy_start() {
   wait_port $HAPROXY_PORT
 }
 
+# haproxy_grpc_start THREADS: HAProxy in front of gRPC members k1..k3, HTTP/2 on both sides
+# (proto h2), roundrobin: how its users proxy gRPC.
+haproxy_grpc_start() {
+  cat > "$OUT/haproxy-grpc.cfg" <<CFG
+global
+  nbthread $1
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+frontend fe
+  bind 127.0.0.1:$HAPROXY_PORT proto h2
+  default_backend be
+backend be
+  balance roundrobin
+$(for i in 1 2 3; do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) proto h2"; done)
+CFG
+  haproxy -f "$OUT/haproxy-grpc.cfg" -db >"$OUT/haproxy.log" 2>&1 &
+  HAPROXY_PID=$!; PIDS+=($HAPROXY_PID)
+  wait_port $HAPROXY_PORT
+}
+
 # nginx WORKERS METHOD N: upstream keepalive, HTTP/1.1 to the servers, passive max_fails.
 NGINX_PID=""
 nginx_start() {

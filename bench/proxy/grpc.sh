@@ -17,24 +17,7 @@ done
 for i in 1 2 3; do wait_port $((BACKEND_BASE + i)); done
 dataplane 1
 publish RoundRobin 3 p "$HOSTHDR" "&appProtocol=kubernetes.io/h2c"
-cat > "$OUT/haproxy-grpc.cfg" <<CFG
-global
-  nbthread 1
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-frontend fe
-  bind 127.0.0.1:$HAPROXY_PORT proto h2
-  default_backend be
-backend be
-  balance roundrobin
-$(for i in 1 2 3; do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) proto h2"; done)
-CFG
-haproxy -f "$OUT/haproxy-grpc.cfg" -db >"$OUT/haproxy.log" 2>&1 &
-HAPROXY_PID=$!; PIDS+=($HAPROXY_PID)
-wait_port $HAPROXY_PORT
+haproxy_grpc_start 1
 # One unary request message: gRPC frame (flag 0, 4-byte length) around the UTF-8 string "42".
 printf '\x00\x00\x00\x00\x0242' > "$OUT/track.bin"
 declare -A PORT=([dataplane]=$DP_PORT [haproxy]=$HAPROXY_PORT [direct]=$((BACKEND_BASE + 1)))
