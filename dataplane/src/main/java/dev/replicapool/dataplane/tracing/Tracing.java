@@ -14,6 +14,7 @@ import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
@@ -30,7 +31,8 @@ public final class Tracing implements AutoCloseable {
   private final SdkTracerProvider provider;
   private final Tracer tracer;
 
-  Tracing(TracingConfig config, SpanExporter exporter) {
+  /** Tests pass a processor that exports each span as it ends: nothing to flush, nothing racing. */
+  Tracing(TracingConfig config, SpanProcessor processor) {
     this.provider =
         SdkTracerProvider.builder()
             .setResource(
@@ -38,11 +40,7 @@ public final class Tracing implements AutoCloseable {
                     .merge(Resource.builder().put("service.name", "replicapool-dataplane").build()))
             // Parent-based: a sampled incoming traceparent is recorded whatever the ratio.
             .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(config.sampling())))
-            .addSpanProcessor(
-                BatchSpanProcessor.builder(exporter)
-                    .setMaxQueueSize(config.queue())
-                    .setScheduleDelay(200, TimeUnit.MILLISECONDS)
-                    .build())
+            .addSpanProcessor(processor)
             .build();
     this.tracer = provider.get("dev.replicapool.dataplane");
   }
@@ -53,8 +51,13 @@ public final class Tracing implements AutoCloseable {
       return null;
     }
     // The JDK HttpClient sender is on the class path (not OkHttp): OTLP/HTTP protobuf.
+    SpanExporter otlp = OtlpHttpSpanExporter.builder().setEndpoint(config.tracesUrl()).build();
     return new Tracing(
-        config, OtlpHttpSpanExporter.builder().setEndpoint(config.tracesUrl()).build());
+        config,
+        BatchSpanProcessor.builder(otlp)
+            .setMaxQueueSize(config.queue())
+            .setScheduleDelay(200, TimeUnit.MILLISECONDS)
+            .build());
   }
 
   /**

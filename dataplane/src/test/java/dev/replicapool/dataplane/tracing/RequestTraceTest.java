@@ -10,6 +10,7 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +28,8 @@ class RequestTraceTest {
   static final String CLIENT_SPAN = "00f067aa0ba902b7";
 
   final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-  final Tracing tracing = new Tracing(new TracingConfig(null, 0.0, 64), exporter);
+  final Tracing tracing =
+      new Tracing(new TracingConfig(null, 0.0, 64), SimpleSpanProcessor.create(exporter));
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
   final List<String> behind = new ArrayList<>();
   final Endpoint a = member("10.0.0.1");

@@ -7,6 +7,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +20,8 @@ class TracingTest {
   void aRetriedRequestIsOneServerSpanWithAClientSpanPerTry() {
     InMemorySpanExporter exporter = InMemorySpanExporter.create();
     // Ratio 0: only the client's sampled flag can make this trace recorded (parent-based).
-    Tracing tracing = new Tracing(new TracingConfig(null, 0.0, 16), exporter);
+    Tracing tracing =
+        new Tracing(new TracingConfig(null, 0.0, 16), SimpleSpanProcessor.create(exporter));
     TraceParent parent = TraceParent.parse("00-" + TRACE + "-" + CLIENT_SPAN + "-01");
 
     Span server = tracing.server(parent, "vendor=abc,other=1", "GET", "http", "/x?q=1", "front");
@@ -57,7 +59,8 @@ class TracingTest {
   @Test
   void withoutAParentAZeroRatioRecordsNothing() {
     InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    Tracing tracing = new Tracing(new TracingConfig(null, 0.0, 16), exporter);
+    Tracing tracing =
+        new Tracing(new TracingConfig(null, 0.0, 16), SimpleSpanProcessor.create(exporter));
     Span server = tracing.server(null, null, "GET", "http", "/", "front");
     assertThat(server.getSpanContext().isSampled()).isFalse();
     server.end();

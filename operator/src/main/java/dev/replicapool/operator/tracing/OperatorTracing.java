@@ -5,6 +5,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.exporter.otlp.http.trace.OtlpHttpSpanExporter;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
@@ -37,22 +38,24 @@ public final class OperatorTracing implements AutoCloseable {
       return OFF;
     }
     String base = otlpEndpoint.toString().replaceAll("/+$", "");
+    SpanExporter otlp = OtlpHttpSpanExporter.builder().setEndpoint(base + "/v1/traces").build();
     return exportingTo(
-        OtlpHttpSpanExporter.builder().setEndpoint(base + "/v1/traces").build(), sampling);
+        BatchSpanProcessor.builder(otlp).setScheduleDelay(200, TimeUnit.MILLISECONDS).build(),
+        sampling);
   }
 
-  /** Spans to {@code exporter} (tests: an in-memory one). */
-  public static OperatorTracing exportingTo(SpanExporter exporter, double sampling) {
+  /**
+   * Spans through {@code processor}. Tests pass one that exports each span as it ends: the batch
+   * processor's flush can report done while a span ended just before it is still queued.
+   */
+  public static OperatorTracing exportingTo(SpanProcessor processor, double sampling) {
     return new OperatorTracing(
         SdkTracerProvider.builder()
             .setResource(
                 Resource.getDefault()
                     .merge(Resource.builder().put("service.name", "replicapool-operator").build()))
             .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(sampling)))
-            .addSpanProcessor(
-                BatchSpanProcessor.builder(exporter)
-                    .setScheduleDelay(200, TimeUnit.MILLISECONDS)
-                    .build())
+            .addSpanProcessor(processor)
             .build());
   }
 

@@ -12,6 +12,7 @@ import dev.replicapool.operator.tracing.OperatorTracing;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /** A push span's life, event by event: sent, then converged, superseded or removed. */
 class PushSpansTest {
   final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-  final OperatorTracing tracing = OperatorTracing.exportingTo(exporter, 1.0);
+  final OperatorTracing tracing =
+      OperatorTracing.exportingTo(SimpleSpanProcessor.create(exporter), 1.0);
   final PushSpans spans = new PushSpans(tracing.tracer());
 
   @AfterEach

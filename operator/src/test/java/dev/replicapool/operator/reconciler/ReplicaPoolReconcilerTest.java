@@ -44,6 +44,7 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import java.nio.charset.StandardCharsets;
@@ -134,7 +135,7 @@ class ReplicaPoolReconcilerTest {
     prober = new Prober(vertx);
     server = new ControlPlaneServer(vertx, new ControlPlaneServer.Options("127.0.0.1", 0, "t"));
     spans = InMemorySpanExporter.create();
-    tracing = OperatorTracing.exportingTo(spans, 1.0);
+    tracing = OperatorTracing.exportingTo(SimpleSpanProcessor.create(spans), 1.0);
     publisher = new SnapshotPublisher(server, new PushSpans(tracing.tracer()));
     dataPlanes = new DataPlaneSync(1, 1, 1, List.of());
     reconciler =
