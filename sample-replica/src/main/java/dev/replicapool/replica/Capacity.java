@@ -10,6 +10,10 @@ import java.util.function.LongSupplier;
  * worker-busy time / (workers x window)) and the answers per second, for the ORCA {@code
  * endpoint-load-metrics} header. Callers never block: {@link #acquire} runs the grant now or later,
  * from {@link #release}. Thread-safe (one capacity is shared by every event loop).
+ *
+ * <p>A batch job inside the replica (a noisy neighbour, {@link #batchJob}) can hold some workers:
+ * it takes free ones at once and the next ones freed before any queued request, and its workers
+ * count in the load the replica reports, as a real neighbour's CPU would.
  */
 final class Capacity {
   static final long WINDOW_NANOS = 1_000_000_000L;
@@ -26,6 +30,8 @@ final class Capacity {
   private long serviceMillis;
   private int busy;
   private long lastNanos;
+  private int jobWants;
+  private int jobHolds;
 
   /** Whether answers carry the load report (off: the load is there, the member says nothing). */
   private volatile boolean reports = true;
@@ -47,12 +53,52 @@ final class Capacity {
       throw new IllegalArgumentException(
           "serviceMs must be between 0 and " + ReplicaState.MAX_MILLIS + ", got " + serviceMillis);
     }
-    Runnable next;
     synchronized (this) {
+      if (jobWants >= workers) {
+        throw new IllegalArgumentException(
+            "workers must stay above the batch job's " + jobWants + ", got " + workers);
+      }
       advance();
       this.workers = workers;
       this.serviceMillis = serviceMillis;
+      topUpJob();
     }
+    grantWaiting();
+  }
+
+  /**
+   * A batch job holds {@code n} workers from now on (0: none): free ones at once, busy ones as they
+   * free up, before queued requests. At least one worker stays for requests.
+   */
+  void batchJob(int n) {
+    synchronized (this) {
+      if (n < 0 || n >= workers) {
+        throw new IllegalArgumentException(
+            "busy workers must be 0 to " + (workers - 1) + " (fewer than workers), got " + n);
+      }
+      advance();
+      jobWants = n;
+      int give = Math.max(0, jobHolds - n);
+      jobHolds -= give;
+      busy -= give;
+      topUpJob();
+    }
+    grantWaiting();
+  }
+
+  synchronized int batchJob() {
+    return jobWants;
+  }
+
+  /** Gives the batch job the free workers it still wants; under the lock, after advance(). */
+  private void topUpJob() {
+    int take = Math.max(0, Math.min(jobWants - jobHolds, workers - busy));
+    jobHolds += take;
+    busy += take;
+  }
+
+  private void grantWaiting() {
+    Runnable next;
     while ((next = grantOne()) != null) {
       next.run();
     }
@@ -106,6 +152,7 @@ final class Capacity {
       advance();
       busy--;
       done[bucket(lastNanos)]++;
+      topUpJob();
     }
     Runnable next = grantOne();
     if (next != null) {

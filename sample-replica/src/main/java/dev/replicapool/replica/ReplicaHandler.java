@@ -26,7 +26,7 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
       "{\"status\":\"unhealthy\"}".getBytes(StandardCharsets.US_ASCII);
   private static final String ADMIN_HELP =
       "POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy, /admin/healthy,"
-          + " /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M&report=true|false; GET /admin/state";
+          + " /admin/freeze?ms=N, /admin/reset, /admin/capacity?workers=N&serviceMs=M&busy=B&report=true|false; GET /admin/state";
 
   static final CharSequence LOAD_METRICS = HttpHeaders.createOptimized("endpoint-load-metrics");
 
@@ -236,11 +236,23 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
               request.getParam("serviceMs") == null
                   ? (now == null ? 0 : now.serviceMillis())
                   : longParam(request, "serviceMs");
+          long busy =
+              request.getParam("busy") == null
+                  ? (now == null ? 0 : now.batchJob())
+                  : longParam(request, "busy");
           if (workers < 1 || workers > 100_000) {
             throw new IllegalArgumentException("workers must be 1 to 100000, got " + workers);
           }
+          if (busy < 0 || busy >= workers) {
+            throw new IllegalArgumentException(
+                "busy must be 0 to " + (workers - 1) + " (fewer than workers), got " + busy);
+          }
+          if (now != null && busy < now.batchJob()) {
+            now.batchJob((int) busy); // first, so that fewer workers stay above it
+          }
           state.capacity((int) workers, serviceMs);
           Capacity c = state.capacity();
+          c.batchJob((int) busy);
           String report = request.getParam("report");
           if (report != null) {
             if (!report.equals("true") && !report.equals("false")) {
@@ -254,11 +266,12 @@ final class ReplicaHandler implements Handler<HttpServerRequest> {
               200,
               String.format(
                   java.util.Locale.ROOT,
-                  "{\"replica\":%s,\"workers\":%d,\"serviceMs\":%d,\"queued\":%d,\"utilization\":%s,"
-                      + "\"reports\":%b}",
+                  "{\"replica\":%s,\"workers\":%d,\"serviceMs\":%d,\"busy\":%d,\"queued\":%d,"
+                      + "\"utilization\":%s,\"reports\":%b}",
                   nameJson,
                   c.workers(),
                   c.serviceMillis(),
+                  c.batchJob(),
                   c.queued(),
                   Double.toString(c.utilization()),
                   c.reports()));

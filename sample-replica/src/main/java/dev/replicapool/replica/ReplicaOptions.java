@@ -21,7 +21,8 @@ public record ReplicaOptions(
     int grpcPort,
     int workers,
     long serviceMillis,
-    int agentPort) {
+    int agentPort,
+    int busyWorkers) {
 
   /** {@code --register namespace/pool} and the settings of its Lease. */
   public record Registration(
@@ -41,7 +42,7 @@ public record ReplicaOptions(
           "the x-replica header, /healthz and /health with 200 or 503, and can be told to go slow",
           "or sick: POST /admin/slow?ms=N, /admin/errors?rate=R, /admin/unhealthy,",
           "/admin/healthy, /admin/freeze?ms=N, /admin/reset,",
-          "/admin/capacity?workers=N&serviceMs=M&report=true|false;",
+          "/admin/capacity?workers=N&serviceMs=M&busy=B&report=true|false;",
           "GET /admin/state.",
           "With --grpc-port it serves gRPC (h2c) as well: grpc.health.v1.Health (NOT_SERVING",
           "while /admin/unhealthy), server reflection, and replicapool.sample.Tracking/Track, a",
@@ -56,6 +57,8 @@ public record ReplicaOptions(
           "                          the busy share in the endpoint-load-metrics header",
           "                          (default: unlimited, no report)",
           "  --service-ms MS         time each request holds a worker (default 0; needs --workers)",
+          "  --busy-workers N        a batch job in the replica holds N of its workers (fewer",
+          "                          than --workers): a noisy neighbour its load report shows",
           "  --agent-port PORT       answer HAProxy's agent-check on this port (0: any free one):",
           "                          the idle share of its workers as a weight, \"75%\\n\"",
           "  --seed N                seed of the random that picks injected errors",
@@ -82,6 +85,7 @@ public record ReplicaOptions(
           "renew-ms",
           "workers",
           "service-ms",
+          "busy-workers",
           "agent-port");
   private static final Set<String> REGISTRATION_ONLY =
       Set.of("advertise", "kubeconfig", "lease-ms", "renew-ms");
@@ -90,7 +94,7 @@ public record ReplicaOptions(
     for (String arg : args) {
       if (arg.equals("--help") || arg.equals("-h")) {
         return new ReplicaOptions(
-            "-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1, 0, 0, -1);
+            "-", "-", 0, 1, OptionalLong.empty(), Optional.empty(), true, -1, 0, 0, -1, 0);
       }
     }
     Flags flags = Flags.parse(args, VALUED, Set.of());
@@ -121,6 +125,13 @@ public record ReplicaOptions(
     if (workers == 0 && flags.has("service-ms")) {
       throw new UsageException("--service-ms needs --workers N");
     }
+    int busyWorkers = (int) flags.longValue("busy-workers", 0, 0, 100_000);
+    if (busyWorkers > 0 && busyWorkers >= workers) {
+      throw new UsageException(
+          workers == 0
+              ? "--busy-workers needs --workers N"
+              : "--busy-workers must be fewer than --workers (" + workers + ")");
+    }
     int agentPort = flags.has("agent-port") ? (int) flags.longValue("agent-port", 0, 0, 65535) : -1;
     if (agentPort > 0 && (agentPort == port || agentPort == grpcPort)) {
       throw new UsageException("--agent-port must differ from --port and --grpc-port");
@@ -136,7 +147,8 @@ public record ReplicaOptions(
         grpcPort,
         workers,
         serviceMillis,
-        agentPort);
+        agentPort,
+        busyWorkers);
   }
 
   private static Registration registration(Flags flags, String host, int port)

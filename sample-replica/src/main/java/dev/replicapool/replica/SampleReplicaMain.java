@@ -95,6 +95,7 @@ public final class SampleReplicaMain {
                   options.grpcPort()));
       if (options.workers() > 0) {
         replica.state().capacity(options.workers(), options.serviceMillis());
+        replica.state().capacity().batchJob(options.busyWorkers());
       }
       if (options.agentPort() >= 0) {
         replica.serveAgentCheck(options.agentPort());

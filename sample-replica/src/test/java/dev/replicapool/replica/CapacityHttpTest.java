@@ -93,6 +93,42 @@ class CapacityHttpTest {
   }
 
   @Test
+  void aBatchJobSetThroughAdminShowsInTheReportAndTheAgentCheck() throws Exception {
+    try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
+      HttpClient client = HttpClient.newHttpClient();
+      String base = "http://127.0.0.1:" + replica.port();
+      int agent = replica.serveAgentCheck(0);
+      replica.state().capacity(4, 0);
+      HttpResponse<String> busy = post(client, base + "/admin/capacity?busy=3");
+      assertThat(busy.statusCode()).isEqualTo(200);
+      assertThat(busy.body()).contains("\"workers\":4", "\"busy\":3");
+      assertThat(get(client, base + "/track/x").statusCode())
+          .as("one worker still serves")
+          .isEqualTo(200);
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(utilization(get(client, base + "/healthz"))).isGreaterThan(0.7);
+                assertThat(agentCheck(agent)).isIn("25%\n", "24%\n", "26%\n");
+              });
+      HttpResponse<String> tooMany = post(client, base + "/admin/capacity?busy=4");
+      assertThat(tooMany.statusCode()).isEqualTo(400);
+      assertThat(tooMany.body()).contains("busy must be 0 to 3");
+      HttpResponse<String> fewer = post(client, base + "/admin/capacity?workers=2&busy=1");
+      assertThat(fewer.body())
+          .as("busy lowered before workers")
+          .contains("\"workers\":2", "\"busy\":1");
+    }
+  }
+
+  private static HttpResponse<String> post(HttpClient client, String url) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
   void answersHaproxysAgentCheckOnItsOwnPort() throws Exception {
     try (SampleReplica replica = SampleReplica.start(SampleReplica.Options.of("cap"))) {
       int port = replica.serveAgentCheck(0);

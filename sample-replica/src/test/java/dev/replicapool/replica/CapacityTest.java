@@ -75,4 +75,51 @@ class CapacityTest {
     advanceMillis(2_000);
     assertThat(c.agentReply()).as("all busy: still in rotation").isEqualTo("1%\n");
   }
+
+  @Test
+  void aBatchJobHoldsWorkersBeforeQueuedRequestsAndCountsInTheLoad() {
+    Capacity c = new Capacity(now::get, 4, 0);
+    List<Integer> granted = new ArrayList<>();
+    c.acquire(() -> granted.add(0));
+    c.acquire(() -> granted.add(1));
+    c.batchJob(3);
+    assertThat(c.batchJob()).isEqualTo(3);
+    c.acquire(() -> granted.add(2));
+    assertThat(granted).as("the job took the two free workers").containsExactly(0, 1);
+    c.release();
+    assertThat(granted)
+        .as("the freed worker went to the job, not to the queue")
+        .containsExactly(0, 1);
+    c.release();
+    assertThat(granted)
+        .as("the job holds its 3: the fourth serves the queue")
+        .containsExactly(0, 1, 2);
+    c.release();
+    advanceMillis(1_000);
+    assertThat(c.utilization()).as("the job's 3 of 4 workers").isCloseTo(0.75, within(0.01));
+
+    c.batchJob(1);
+    c.acquire(() -> granted.add(3));
+    c.acquire(() -> granted.add(4));
+    c.acquire(() -> granted.add(5));
+    assertThat(granted).as("lowered: three workers for requests").containsExactly(0, 1, 2, 3, 4, 5);
+    c.batchJob(0);
+    assertThat(c.queued()).isZero();
+  }
+
+  @Test
+  void aBatchJobLeavesAtLeastOneWorkerForRequests() {
+    Capacity c = new Capacity(now::get, 4, 0);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.batchJob(4))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("busy workers must be 0 to 3");
+    c.batchJob(2);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.set(2, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("above the batch job's 2");
+    assertThat(c.workers()).isEqualTo(4);
+    c.set(8, 0);
+    advanceMillis(1_000);
+    assertThat(c.utilization()).isCloseTo(0.25, within(0.01));
+  }
 }

@@ -111,4 +111,18 @@ class ReplicaOptionsTest {
             () -> ReplicaOptions.parse("--name", "a", "--port", "9500", "--agent-port", "9500"))
         .hasMessageContaining("--agent-port must differ");
   }
+
+  @Test
+  void busyWorkers() throws Exception {
+    assertThat(ReplicaOptions.parse("--name", "a").busyWorkers()).isZero();
+    assertThat(
+            ReplicaOptions.parse("--name", "a", "--workers", "8", "--busy-workers", "4")
+                .busyWorkers())
+        .isEqualTo(4);
+    assertThatThrownBy(() -> ReplicaOptions.parse("--name", "a", "--busy-workers", "1"))
+        .hasMessageContaining("--busy-workers needs --workers N");
+    assertThatThrownBy(
+            () -> ReplicaOptions.parse("--name", "a", "--workers", "2", "--busy-workers", "2"))
+        .hasMessageContaining("--busy-workers must be fewer than --workers (2)");
+  }
 }
