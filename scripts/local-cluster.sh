@@ -159,6 +159,15 @@ up() {
   local t0; t0=$(date +%s)
   scripts/provision-cluster.sh
   mkdir -p "$STATE"
+  # Nothing of the cluster runs, yet a run cut off before `down` (or a reboot) may have left its
+  # state: started on it, the old Deployments' Pods would come back on images since replaced.
+  # Start afresh, as `down` would have left it.
+  local c running=""
+  for c in "${COMPONENTS[@]}"; do running+=$(pid_of "$c" || true); done
+  if [ -z "$running" ] && [ -d "$STATE/etcd" ]; then
+    log "state of a cluster that was not brought down: clearing it first"
+    down
+  fi
   network_up
   pki
   configs
