@@ -54,12 +54,12 @@ public final class LocalRunMain {
           .withHelpWords("--help", "-h")
           .withLaterRepeatWinning();
 
-  /** Name, HTTP port, gRPC port (pool "grpc"). */
+  /** Name, HTTP port, gRPC port (pool "grpc"), workers, workers a batch job holds. */
   static final List<String[]> STATIC_REPLICAS =
       List.of(
-          new String[] {"k1", "18081", "18101"},
-          new String[] {"k2", "18082", "18102"},
-          new String[] {"k3", "18083", "18103"});
+          new String[] {"k1", "18081", "18101", "8", "0"},
+          new String[] {"k2", "18082", "18102", "8", "0"},
+          new String[] {"k3", "18083", "18103", "8", "4"});
 
   /** The data-plane port of the example pool "grpc". */
   static final int GRPC_ROUTE_PORT = 18085;
@@ -193,11 +193,17 @@ public final class LocalRunMain {
   }
 
   private List<ReplicaProcess> startReplicas(String namespace, Path kubeconfig) throws Exception {
-    progress.begin("starting sample replicas k1-k3 (HTTP and gRPC) and lease-registered r1-r2");
+    progress.begin(
+        "starting sample replicas k1-k3 (HTTP and gRPC; k3 half busy) and lease-registered r1-r2");
     List<ReplicaProcess> replicas = new ArrayList<>();
     for (String[] r : STATIC_REPLICAS) {
+      // Each has 8 workers and reports its load; k3's batch job holds 4 of them (a noisy
+      // neighbour), so the adaptive pool sends it less and its status shows it at 50 %.
+      List<String> args =
+          new ArrayList<>(List.of("--grpc-port", r[2], "--workers", r[3], "--busy-workers", r[4]));
       replicas.add(
-          ReplicaProcess.start(r[0], "127.0.0.1", Integer.parseInt(r[1]), "--grpc-port", r[2]));
+          ReplicaProcess.start(
+              r[0], "127.0.0.1", Integer.parseInt(r[1]), args.toArray(String[]::new)));
     }
     for (String[] r : LEASE_REPLICAS) {
       replicas.add(

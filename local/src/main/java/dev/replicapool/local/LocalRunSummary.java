@@ -69,6 +69,8 @@ final class LocalRunSummary {
           curl -X POST 'http://127.0.0.1:18082/admin/slow?ms=500'     # slower than the probe timeout: Unhealthy, no traffic
           curl -X POST 'http://127.0.0.1:18082/admin/errors?rate=0.5' # k2 fails half its requests
           curl -X POST  http://127.0.0.1:18082/admin/reset             # k2 recovers
+          curl -X POST 'http://127.0.0.1:18083/admin/capacity?busy=7'  # k3's batch job takes 7 of 8 workers: Degraded (saturated) in pool adaptive
+          curl -X POST 'http://127.0.0.1:18083/admin/capacity?busy=4'  # back to half busy
           kill -9 %d                                                  # k2 dies (pid of k2)
           curl -X POST  http://127.0.0.1:18091/admin/unhealthy        # r1 reports itself unhealthy
 
