@@ -37,9 +37,21 @@ class ProberTest {
 
   @AfterAll
   static void stopVertx() throws Exception {
-    // Vert.x 5 closes its clients gracefully: a probe still waiting on a member that never answers
-    // can hold the close for its grace period (seen once taking over 10 s in CI).
-    vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    // Clean-up, not a test: every assertion ran before it. Once in CI, after all 27 tests passed,
+    // this Vert.x instance's close had not finished after 60 s (one prober's close had already
+    // given up after its 5 s in probesBeyondMaxInFlightAreShedNotFailed); not reproduced in three
+    // runs alone. Say so with the threads that hold it, and leave the instance to the JVM's exit.
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      System.err.println("ProberTest: Vert.x close not done after 20 s; its threads:");
+      Thread.getAllStackTraces().entrySet().stream()
+          .filter(t -> t.getKey().getName().startsWith("vert.x"))
+          .forEach(
+              t ->
+                  System.err.println(
+                      t.getKey().getName() + " " + java.util.Arrays.toString(t.getValue())));
+    }
   }
 
   @BeforeEach
