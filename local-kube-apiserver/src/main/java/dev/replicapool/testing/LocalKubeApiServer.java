@@ -61,7 +61,23 @@ public final class LocalKubeApiServer {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "kube-apiserver-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> stopAtExit(server), "kube-apiserver-stop"));
+  }
+
+  /**
+   * Stops the server as the JVM exits. A Ctrl-C reaches etcd too (same process group), and
+   * kube-api-test may have removed etcd's data folder after that exit already: no failure, though
+   * it printed a stack trace on every Ctrl-C of the local run. Anything else is one line.
+   */
+  private static void stopAtExit(KubeAPIServer server) {
+    try {
+      server.stop();
+    } catch (RuntimeException e) {
+      if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
+        System.err.println("while stopping the local kube-apiserver: " + e);
+      }
+    }
   }
 
   /**
