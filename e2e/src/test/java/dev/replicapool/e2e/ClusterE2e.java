@@ -3,6 +3,7 @@ package dev.replicapool.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.testing.HostHttp;
 import dev.replicapool.testing.Kubectl;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;

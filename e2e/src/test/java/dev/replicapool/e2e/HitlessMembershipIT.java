@@ -7,6 +7,7 @@ import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
+import dev.replicapool.testing.HostHttp;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vertx.core.json.JsonArray;

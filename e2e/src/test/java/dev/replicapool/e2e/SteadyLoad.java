@@ -1,5 +1,6 @@
 package dev.replicapool.e2e;
 
+import dev.replicapool.testing.HostHttp;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

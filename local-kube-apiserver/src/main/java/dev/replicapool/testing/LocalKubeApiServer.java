@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -74,7 +75,7 @@ public final class LocalKubeApiServer {
     try {
       server.stop();
     } catch (RuntimeException e) {
-      if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
+      if (!(e.getCause() instanceof NoSuchFileException)) {
         System.err.println("while stopping the local kube-apiserver: " + e);
       }
     }

@@ -3,6 +3,7 @@ package dev.replicapool.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.testing.HostHttp;
 import dev.replicapool.testing.Kubectl;
 import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -11,10 +12,8 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -157,19 +156,11 @@ class LocalRunIT {
 
   /** The {@code x-replica} of a 200 answer to {@code GET /track/1} with this Host header. */
   static String replicaAnswering(int port, String host) throws IOException {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(10_000);
-      OutputStream out = s.getOutputStream();
-      out.write(
-          ("GET /track/1 HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-      assertThat(answer).as("answer through the data plane").startsWith("HTTP/1.1 200");
-      Matcher replica = Pattern.compile("(?im)^x-replica: *(\\S+)").matcher(answer);
-      assertThat(replica.find()).as("x-replica in %s", answer).isTrue();
-      return replica.group(1);
-    }
+    HostHttp.Reply reply = HostHttp.get(new InetSocketAddress("127.0.0.1", port), host, "/track/1");
+    assertThat(reply.status()).as("answer through the data plane: %s", reply).isEqualTo(200);
+    return reply
+        .header("x-replica")
+        .orElseThrow(() -> new AssertionError("no x-replica: " + reply));
   }
 
   private static void copy(InputStream in) {

@@ -1,4 +1,4 @@
-package dev.replicapool.e2e;
+package dev.replicapool.testing;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,16 +14,16 @@ import java.util.Optional;
  * One HTTP/1.1 request on its own connection (so a Service picks a data plane each time), with the
  * Host header of a pool's route, which java.net.http does not let a caller set.
  */
-final class HostHttp {
+public final class HostHttp {
   private HostHttp() {}
 
-  record Reply(int status, Map<String, String> headers, String body) {
-    Optional<String> header(String name) {
+  public record Reply(int status, Map<String, String> headers, String body) {
+    public Optional<String> header(String name) {
       return Optional.ofNullable(headers.get(name.toLowerCase(Locale.ROOT)));
     }
   }
 
-  static Reply get(InetSocketAddress to, String hostHeader, String path) throws IOException {
+  public static Reply get(InetSocketAddress to, String hostHeader, String path) throws IOException {
     try (Socket s = new Socket()) {
       s.connect(to, 3000);
       s.setSoTimeout(10_000);
