@@ -28,6 +28,16 @@ final class TestMember {
    */
   volatile boolean answerEarly;
 
+  /**
+   * The length of the answer to a path under {@code /big}, written as the client's side takes it
+   * (so that a reader who stops reading holds the member's writes, not its memory).
+   */
+  volatile int bigAnswerBytes = 128 << 20;
+
+  /** Bytes of {@code /big} answers written so far. */
+  final java.util.concurrent.atomic.AtomicLong bigBytesWritten =
+      new java.util.concurrent.atomic.AtomicLong();
+
   /** An ORCA load report sent in every answer ({@code endpoint-load-metrics}); null: none. */
   volatile String loadReport;
 
@@ -107,6 +117,10 @@ final class TestMember {
                               .putHeader("connection", "keep-alive, x-hop")
                               .putHeader("x-hop", "must not pass");
                         }
+                        if (req.path().startsWith("/big")) {
+                          writeBig(resp, bigAnswerBytes);
+                          return;
+                        }
                         resp.end("{\"replica\":\"" + name + "\",\"tracking\":\"ok\"}");
                       };
                   boolean early = answerEarly;
@@ -135,6 +149,30 @@ final class TestMember {
             .await();
     port = server.actualPort();
     return this;
+  }
+
+  /** Writes {@code left} bytes in 64 KiB pieces, each once the connection can take it. */
+  private void writeBig(io.vertx.core.http.HttpServerResponse resp, int left) {
+    resp.putHeader("content-length", Integer.toString(left));
+    resp.setChunked(false);
+    io.vertx.core.buffer.Buffer piece = io.vertx.core.buffer.Buffer.buffer(new byte[65536]);
+    Runnable[] more = new Runnable[1];
+    int[] remaining = {left};
+    more[0] =
+        () -> {
+          while (remaining[0] > 0 && !resp.writeQueueFull() && !resp.closed()) {
+            int n = Math.min(remaining[0], piece.length());
+            resp.write(n == piece.length() ? piece : piece.getBuffer(0, n));
+            remaining[0] -= n;
+            bigBytesWritten.addAndGet(n);
+          }
+          if (remaining[0] == 0) {
+            resp.end();
+          } else if (!resp.closed()) {
+            resp.drainHandler(v -> more[0].run());
+          }
+        };
+    more[0].run();
   }
 
   /** Closes the port and every connection: the replica is gone. */

@@ -47,7 +47,10 @@ public class Timeouts {
 
   @JsonPropertyDescription(
       "A member silent this long in the middle of a request or an answer: the client gets 504,"
-          + " or its answer is cut when it has started. Default: the data plane's"
+          + " or its answer is cut when it has started. The same time bounds a client's stall,"
+          + " never counted against the member: a client that sends none of the rest of its"
+          + " request while the member waits for it gets 408, one that takes none of the answer"
+          + " has it cut. Default: the data plane's"
           + " --upstream-timeout-ms (30000 unless the data plane is started with another),"
           + " left unset in the stored pool because each data plane has its own. Milliseconds.")
   @Min(1)

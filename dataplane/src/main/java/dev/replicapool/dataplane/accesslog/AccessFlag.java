@@ -28,7 +28,12 @@ public enum AccessFlag {
   /** Loop: the request had passed this data plane already (its Via names it). */
   LP,
   /** The client went away or reset its stream before the answer was complete. */
-  DC;
+  DC,
+  /**
+   * The client took none of the answer for the pool's idle timeout: the answer was cut (Envoy's
+   * stream idle timeout); not the member's doing.
+   */
+  SI;
 
   private final int bit = 1 << ordinal();
 

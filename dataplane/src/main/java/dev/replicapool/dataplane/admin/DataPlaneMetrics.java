@@ -104,6 +104,19 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
         .increment();
   }
 
+  @Override
+  public void clientStalled(String pool, String protocol, String side) {
+    Counter.builder("replicapool.client.stalled")
+        .description(
+            "requests cut because their client sent none of the rest (side=request) or took none of"
+                + " the answer (side=answer) for the pool's idle timeout")
+        .tag("pool", pool)
+        .tag("protocol", protocol)
+        .tag("side", side)
+        .register(registry)
+        .increment();
+  }
+
   /** Access-log lines dropped because the writer's queue was full. */
   public void accessLogDropped(LongSupplier dropped) {
     FunctionCounter.builder("replicapool.access.log.dropped", dropped, LongSupplier::getAsLong)

@@ -124,6 +124,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (H2Frames.endsStream(f)) {
       requestEnded = true;
     }
+    deadlines.clientSent(fw.clock.getAsLong(), requestEnded);
     if (!body.add(f)) {
       tries.bodyNotKept(); // too big to send twice: only a try that sent nothing may be followed
     }
@@ -196,6 +197,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     tries = new Tries(pool.retry(), pool.requests(), idempotent, true, key.value());
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    if (!requestEnded) {
+      deadlines.requestOwed(start);
+    }
     if (tries.hedgeable()) {
       hedges = new H2Hedges(pool);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
@@ -377,9 +381,50 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     Http2StreamChannel upstream = upstream();
+    boolean writable = ctx.channel().isWritable();
     if (upstream != null) {
-      upstream.config().setAutoRead(ctx.channel().isWritable());
+      upstream.config().setAutoRead(writable);
     }
+    if (done || deadlines == null) {
+      return;
+    }
+    // While the member is not read, its silence is the client's (a zero window, a slow reader).
+    long now = fw.clock.getAsLong();
+    if (writable) {
+      deadlines.clientUnblocked(now);
+    } else {
+      deadlines.clientBlocked(now);
+      timer.arm();
+    }
+  }
+
+  /**
+   * The client took none of the answer for the idle timeout: the stream is reset (CANCEL), the
+   * tries end as aborted, nothing is counted against the member.
+   */
+  void clientStalled() {
+    abort("aborted");
+    flag(AccessFlag.SI);
+    fw.observer.clientStalled(pool.name(), "h2", "answer");
+    ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
+    finish(status == 0 ? 499 : status);
+  }
+
+  /**
+   * The client sent none of the rest of its request for the idle timeout while the member waited
+   * for it: 408 (gRPC: its status for it) and the stream reset, or, with an answer under way, only
+   * the reset; nothing is counted against the member.
+   */
+  void clientSilent() {
+    abort("aborted");
+    flag(AccessFlag.SI);
+    fw.observer.clientStalled(pool.name(), "h2", "request");
+    if (!responseStarted) {
+      long ms = pool.requests().idleNanos() / 1_000_000L;
+      localAnswer(408, "the client sent none of the rest of its request for " + ms + " ms");
+    }
+    ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL)); // the rest is not read
+    finish(status == 0 ? 499 : status);
   }
 
   @Override

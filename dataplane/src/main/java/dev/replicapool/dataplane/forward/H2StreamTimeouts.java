@@ -29,6 +29,8 @@ final class H2StreamTimeouts implements Consumer<Deadlines.Due> {
       case REQUEST -> stream.deadlinePassed();
       case TRY -> tryTimedOut();
       case IDLE -> memberSilent();
+      case CLIENT_STALLED -> stream.clientStalled();
+      case CLIENT_SILENT -> stream.clientSilent();
       case HEDGE -> stream.hedgeDue();
       case NONE -> {}
     }

@@ -257,7 +257,10 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext m) {
-    client.channel().config().setAutoRead(m.channel().isWritable());
+    boolean writable = m.channel().isWritable();
+    client.channel().config().setAutoRead(writable);
+    // while the member takes no more, the client's silence is not its own
+    deadlines.clientReadsPaused(!writable, fw.clock.getAsLong());
   }
 
   @Override

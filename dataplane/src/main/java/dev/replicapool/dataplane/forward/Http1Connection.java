@@ -282,6 +282,9 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (!readPaused) {
       readPaused = true;
       ctx.channel().config().setAutoRead(false);
+      if (ex != null) {
+        ex.clientReadsPaused(true);
+      }
     }
   }
 
@@ -289,6 +292,9 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (readPaused) {
       readPaused = false;
       ctx.channel().config().setAutoRead(true);
+      if (ex != null) {
+        ex.clientReadsPaused(false);
+      }
     }
   }
 

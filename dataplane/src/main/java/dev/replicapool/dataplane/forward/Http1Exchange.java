@@ -90,6 +90,9 @@ final class Http1Exchange implements H1Upstream.User {
     this.front = new FrontTry(fw, pool, observer, trace);
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
+    if (!bodyless && !upgrade) {
+      deadlines.requestOwed(startNanos);
+    }
     this.out = new ClientOutput(client, request);
     this.response =
         new ResponseRelay(
@@ -108,6 +111,7 @@ final class Http1Exchange implements H1Upstream.User {
 
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
+    deadlines.clientSent(fw.clock.getAsLong(), last);
     if (log != null) {
       log.bytesIn(bytes.readableBytes());
     }
@@ -124,9 +128,73 @@ final class Http1Exchange implements H1Upstream.User {
     request.flush();
   }
 
-  /** The client can take more, or not: the member's reads follow it. */
+  /**
+   * The client can take more, or not: the member's reads follow it, and while they are paused the
+   * member's silence is the client's ({@link Deadlines#clientBlocked}).
+   */
   void clientWritable(boolean writable) {
     request.memberReads(writable);
+    long now = fw.clock.getAsLong();
+    if (writable) {
+      deadlines.clientUnblocked(now);
+    } else if (!finished) {
+      deadlines.clientBlocked(now);
+      runner.armTimer();
+    }
+  }
+
+  /**
+   * The proxy stopped reading the client, or reads it again: its silence is not its own meanwhile.
+   */
+  void clientReadsPaused(boolean paused) {
+    deadlines.clientReadsPaused(paused, fw.clock.getAsLong());
+  }
+
+  /**
+   * The client took none of the answer for the idle timeout: the answer is cut and the connection
+   * closed, as when the client goes away; nothing is counted against the member.
+   */
+  void clientStalled() {
+    if (finished) {
+      return;
+    }
+    flag(AccessFlag.SI);
+    fw.observer.clientStalled(pool.name(), client.fullDuplex() ? "h2" : "http1", "answer");
+    front.aborted();
+    request.dropConnection();
+    finish(status);
+    client.brokenResponse();
+  }
+
+  /**
+   * The client sent none of the rest of its request for the idle timeout while the member waited
+   * for it: 408 and the connection closed (an answer under way is cut); nothing is counted against
+   * the member.
+   */
+  void clientSilent() {
+    if (finished) {
+      return;
+    }
+    flag(AccessFlag.SI);
+    fw.observer.clientStalled(pool.name(), client.fullDuplex() ? "h2" : "http1", "request");
+    front.aborted();
+    request.dropConnection();
+    if (!out.wroteToClient()) {
+      this.status = 408;
+      local();
+      long ms = pool.requests().idleNanos() / 1_000_000L;
+      int bytes =
+          client.answer(
+              408,
+              "the client sent none of the rest of its request for " + ms + " ms",
+              pool.name(),
+              true);
+      if (log != null) {
+        log.bytesOut(bytes);
+      }
+    }
+    finish(status);
+    client.brokenResponse();
   }
 
   /**

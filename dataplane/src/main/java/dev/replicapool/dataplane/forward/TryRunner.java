@@ -245,6 +245,11 @@ final class TryRunner implements QueueSlot.Owner {
     return hedges.frontTimedOut(now);
   }
 
+  /** A deadline may have moved earlier: the timer looks no later than it. */
+  void armTimer() {
+    timer.arm();
+  }
+
   /** The answer is complete or the request ends: no timeout applies any more. */
   void stopTimer() {
     timer.stop();

@@ -45,6 +45,8 @@ final class TryTimeouts implements Consumer<Deadlines.Due> {
       case REQUEST -> requestTimedOut();
       case TRY -> tryTimedOut(fw.clock.getAsLong());
       case IDLE -> idleTimedOut();
+      case CLIENT_STALLED -> exchange.clientStalled();
+      case CLIENT_SILENT -> exchange.clientSilent();
       case HEDGE -> runner.hedgeDue(fw.clock.getAsLong());
       case NONE -> {}
     }

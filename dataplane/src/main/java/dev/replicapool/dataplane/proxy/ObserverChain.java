@@ -53,4 +53,9 @@ public abstract class ObserverChain implements ProxyObserver {
   public void clientProtocolError(String protocol, String error) {
     next.clientProtocolError(protocol, error);
   }
+
+  @Override
+  public void clientStalled(String pool, String protocol, String side) {
+    next.clientStalled(pool, protocol, side);
+  }
 }

@@ -46,4 +46,13 @@ public interface ProxyObserver {
    * connection error, or {@code other}); its connection was closed.
    */
   default void clientProtocolError(String protocol, String error) {}
+
+  /**
+   * A request of {@code pool} was cut because its client ({@code protocol} http1 or h2) stalled for
+   * the pool's idle timeout ({@code side}: {@code request}, it sent none of the rest of its request
+   * while the member waited, answered 408; {@code answer}, it took none of the answer): the
+   * client's connection (HTTP/1.x) or stream (HTTP/2) was closed or ended, and the member was not
+   * counted failed.
+   */
+  default void clientStalled(String pool, String protocol, String side) {}
 }

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -28,6 +29,13 @@ import java.util.Map;
  * connection per member, on which every request of this loop opens its own stream, so that
  * requests, not connections, are balanced. A connection that closes or is told GOAWAY is replaced
  * by a new one for the next stream.
+ *
+ * <p>The connection's receive window is {@link #CONNECTION_WINDOW}, each stream's HTTP/2's default
+ * (64 KiB). A stream whose client takes nothing (a zero window, a slow reader) stops being read,
+ * and Netty returns a stream's bytes to both windows only once they are read: with the connection
+ * window at its default of 64 KiB too, one such stream would hold the whole connection, and every
+ * other client's stream on it, until its client's idle timeout. With it 1,024 streams wide, that
+ * takes 1,024 stalled streams at once, each holding at most its own 64 KiB here.
  */
 public final class H2MemberConnections {
   /** Told when a stream to the member is open, or could not be opened (nothing was sent). */
@@ -36,6 +44,9 @@ public final class H2MemberConnections {
 
     void failed(Throwable cause);
   }
+
+  /** The connection-level receive window, 1,024 default stream windows. */
+  static final int CONNECTION_WINDOW = 1024 * 65_535;
 
   private final Bootstrap bootstrap;
   private final Map<String, Member> members = new HashMap<>();
@@ -158,6 +169,10 @@ public final class H2MemberConnections {
     m.waiting = new ArrayList<>();
     if (ok) {
       m.connected = true;
+      ch.eventLoop()
+          .execute(
+              () ->
+                  ch.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - 65_535)));
       // After the codec's channelActive, which sends the connection preface: the connect
       // promise completes just before it.
       ch.eventLoop().execute(() -> w.forEach(Runnable::run));

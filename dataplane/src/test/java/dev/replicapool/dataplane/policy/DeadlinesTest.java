@@ -117,4 +117,94 @@ class DeadlinesTest {
     assertThat(d.due(50 * MS)).isEqualTo(Due.TRY);
     assertThat(d.due(100 * MS)).isEqualTo(Due.REQUEST);
   }
+
+  @Test
+  void whileTheClientTakesNothingTheMemberIsNotIdleButTheClientStalls() {
+    Deadlines d = new Deadlines(0, 0, 0, 30 * MS);
+    d.trySent(0);
+    d.headReceived(5 * MS);
+    d.clientBlocked(10 * MS);
+    assertThat(d.nextCheck())
+        .as("counted from the block, not the member's last bytes")
+        .isEqualTo(40 * MS);
+    assertThat(d.due(39 * MS))
+        .as("the member is not read: its silence is not its own")
+        .isEqualTo(Due.NONE);
+    assertThat(d.due(40 * MS)).isEqualTo(Due.CLIENT_STALLED);
+  }
+
+  @Test
+  void aClientThatTakesMoreGivesTheMemberAFreshIdleClock() {
+    Deadlines d = new Deadlines(0, 0, 0, 30 * MS);
+    d.trySent(0);
+    d.headReceived(0);
+    d.clientBlocked(10 * MS);
+    d.clientBlocked(20 * MS); // still blocked: the first moment counts
+    d.clientUnblocked(35 * MS);
+    assertThat(d.due(40 * MS)).isEqualTo(Due.NONE);
+    assertThat(d.nextCheck()).isEqualTo(65 * MS);
+    assertThat(d.due(65 * MS)).isEqualTo(Due.IDLE);
+    d.clientUnblocked(70 * MS); // not blocked: nothing moves
+    assertThat(d.due(65 * MS)).isEqualTo(Due.IDLE);
+  }
+
+  @Test
+  void theRequestDeadlinePassingWhileTheClientHoldsTheAnswerIsTheClientsStall() {
+    Deadlines d = new Deadlines(0, 100 * MS, 0, 0);
+    d.trySent(0);
+    d.headReceived(10 * MS);
+    d.clientBlocked(90 * MS);
+    assertThat(d.due(100 * MS)).isEqualTo(Due.CLIENT_STALLED);
+    d.clientUnblocked(101 * MS);
+    assertThat(d.due(101 * MS)).isEqualTo(Due.REQUEST);
+  }
+
+  @Test
+  void noTryOutForgetsTheBlock() {
+    Deadlines d = new Deadlines(0, 0, 0, 30 * MS);
+    d.trySent(0);
+    d.clientBlocked(10 * MS);
+    d.idle();
+    assertThat(d.due(500 * MS)).isEqualTo(Due.NONE);
+    assertThat(d.nextCheck()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aMemberWaitingForTheRestOfTheBodyIsNotIdleTheClientIsSilent() {
+    Deadlines d = new Deadlines(0, 0, 0, 30 * MS);
+    d.requestOwed(0);
+    d.trySent(0);
+    d.clientSent(10 * MS, false);
+    assertThat(d.nextCheck()).isEqualTo(40 * MS);
+    assertThat(d.due(39 * MS)).isEqualTo(Due.NONE);
+    assertThat(d.due(40 * MS)).isEqualTo(Due.CLIENT_SILENT);
+  }
+
+  @Test
+  void anUploadLongerThanTheIdleTimeoutIsNotIdleWhileItsBytesCome() {
+    Deadlines d = new Deadlines(0, 0, 0, 30 * MS);
+    d.requestOwed(0);
+    d.trySent(0);
+    for (long t = 20; t <= 200; t += 20) {
+      d.clientSent(t * MS, t == 200);
+      assertThat(d.due((t + 19) * MS)).as("at %d ms", t + 19).isEqualTo(Due.NONE);
+    }
+    assertThat(d.due(229 * MS)).isEqualTo(Due.NONE);
+    assertThat(d.due(230 * MS))
+        .as("the whole request is there: the member's silence is its own")
+        .isEqualTo(Due.IDLE);
+  }
+
+  @Test
+  void aClientHeldBackByAMemberThatTakesNothingIsNotSilentTheMemberIs() {
+    Deadlines d = new Deadlines(0, 0, 0, 30 * MS);
+    d.requestOwed(0);
+    d.trySent(0);
+    d.clientSent(10 * MS, false);
+    d.clientReadsPaused(true, 10 * MS);
+    assertThat(d.due(40 * MS)).isEqualTo(Due.IDLE);
+    d.clientReadsPaused(false, 45 * MS);
+    assertThat(d.due(45 * MS)).as("from when it may send again").isEqualTo(Due.NONE);
+    assertThat(d.due(75 * MS)).isEqualTo(Due.CLIENT_SILENT);
+  }
 }
