@@ -159,7 +159,8 @@ haproxy_start() {
 }
 
 # haproxy_grpc_start THREADS: HAProxy in front of gRPC members k1..k3, HTTP/2 on both sides
-# (proto h2), roundrobin: how its users proxy gRPC.
+# (proto h2), roundrobin: how its users proxy gRPC. HAPROXY_GRPC_SERVER (appended to each server
+# line) and HAPROXY_GRPC_BACKEND (lines of the backend) add health checks and the like.
 haproxy_grpc_start() {
   cat > "$OUT/haproxy-grpc.cfg" <<CFG
 global
@@ -174,7 +175,8 @@ frontend fe
   default_backend be
 backend be
   balance roundrobin
-$(for i in 1 2 3; do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) proto h2"; done)
+${HAPROXY_GRPC_BACKEND:-}
+$(for i in 1 2 3; do echo "  server k$i 127.0.0.1:$((BACKEND_BASE + i)) proto h2 ${HAPROXY_GRPC_SERVER:-}"; done)
 CFG
   haproxy -f "$OUT/haproxy-grpc.cfg" -db >"$OUT/haproxy.log" 2>&1 &
   HAPROXY_PID=$!; PIDS+=($HAPROXY_PID)
