@@ -5,18 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,48 +22,21 @@ import org.junit.jupiter.api.Test;
  * client's stall; no member is counted failed or ejected, so that clients that never finish their
  * requests cannot empty a pool.
  */
-class SlowSendersIT extends DataPlaneTestBase {
+class SlowSendersIT extends StalledClientsBase {
   static final String HOST = "upload.example";
   static final String H2C_HOST = "upload-h2c.example";
-  static final long IDLE_MILLIS = 500;
-
-  TestMember m1;
-  TestMember m2;
-  final List<Socket> clients = new ArrayList<>();
 
   @BeforeEach
   void servePools() {
-    startDataPlane();
-    m1 = member("m1");
-    m2 = member("m2");
-    publish(
-        SnapshotBuilder.pool("shop/upload")
-            .hosts(HOST)
-            .timeouts(null, null, IDLE_MILLIS)
-            .outlier(2, 60_000)
-            .members(m1.snapshot(1), m2.snapshot(1)));
-    publish(
-        SnapshotBuilder.pool("shop/upload-h2c")
-            .hosts(H2C_HOST)
-            .appProtocol("kubernetes.io/h2c")
-            .timeouts(null, null, IDLE_MILLIS)
-            .outlier(2, 60_000)
-            .members(m1.snapshot(1), m2.snapshot(1)));
-  }
-
-  @AfterEach
-  void closeClients() throws IOException {
-    for (Socket s : clients) {
-      s.close();
-    }
+    publishPool("shop/upload", HOST, null, IDLE_MILLIS);
+    publishPool("shop/upload-h2c", H2C_HOST, "kubernetes.io/h2c", IDLE_MILLIS);
   }
 
   @Test
   void http1RequestsWhoseBodyStopsAreAnswered408AndTheirMembersAreNotBlamed() throws Exception {
     List<RawHttp> stalled = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
-      RawHttp c = RawHttp.connect(dp.trafficPort());
-      clients.add(c.socket());
+      RawHttp c = new RawHttp(client(0));
       c.socket()
           .getOutputStream()
           .write(
@@ -88,7 +54,7 @@ class SlowSendersIT extends DataPlaneTestBase {
       assertThat(c.read().status()).as("the unfinished request's answer").isEqualTo(408);
       assertThat(c.closedByPeer()).as("its connection closed after the 408").isTrue();
     }
-    assertMembersNotBlamed("shop/upload", HOST, "http1", 6);
+    assertMembersNotBlamed("shop/upload", HOST, "http1", "request", 6);
   }
 
   @Test
@@ -103,10 +69,7 @@ class SlowSendersIT extends DataPlaneTestBase {
   }
 
   void idleStreams(String host, String pool) throws Exception {
-    Socket s = new Socket();
-    s.connect(new InetSocketAddress("127.0.0.1", dp.trafficPort()));
-    s.setSoTimeout(20_000);
-    clients.add(s);
+    Socket s = client(0);
     OutputStream out = s.getOutputStream();
     out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
     out.write(frame(0x4, 0, 0, new byte[0]));
@@ -116,40 +79,11 @@ class SlowSendersIT extends DataPlaneTestBase {
     }
     out.flush();
     await().atMost(WAIT).until(() -> m1.heads.get() + m2.heads.get() == 6);
-    assertThat(statusesRead(s, 6))
-        .as("each open stream answered 408")
+    assertThat(streamsRead(s, 6))
+        .as("each open stream answered 408, then reset (the rest of its body is not read)")
         .containsOnlyKeys(1, 3, 5, 7, 9, 11)
-        .containsValues("408");
-    assertMembersNotBlamed(pool, host, "h2", 6);
-  }
-
-  /**
-   * The stalled requests are over, each counted as its client's stall, no member counted failed or
-   * ejected, and a client that finishes its requests gets answers from both members.
-   */
-  void assertMembersNotBlamed(String pool, String host, String protocol, int stalled)
-      throws Exception {
-    String p = "pool=\"" + pool + "\"";
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .untilAsserted(
-            () ->
-                assertThat(metric("replicapool_member_inflight", p))
-                    .as("stalled tries still out")
-                    .isZero());
-    assertThat(
-            metric(
-                "replicapool_client_stalled_total",
-                p + ",protocol=\"" + protocol + "\",side=\"request\""))
-        .as("requests cut because their client stopped sending, counted")
-        .isEqualTo(stalled);
-    assertThat(metric("replicapool_ejections_total", p))
-        .as("members ejected because clients stopped sending")
-        .isZero();
-    assertThat(metric("replicapool_upstream_seconds_count", p + ",outcome=\"timeout\""))
-        .as("tries counted as member timeouts")
-        .isZero();
-    assertThat(sequential(dp.trafficPort(), host, 20)).containsOnlyKeys("m1", "m2");
+        .allSatisfy((id, got) -> assertThat(got).containsExactly("408", "reset " + CANCEL));
+    assertMembersNotBlamed(pool, host, "h2", "request", 6);
   }
 
   /** A POST's header block: {@code :method POST}, {@code content-length: 100}. */
@@ -160,27 +94,5 @@ class SlowSendersIT extends DataPlaneTestBase {
     RawH2Frames.literal(b, ":authority", authority);
     RawH2Frames.literal(b, "content-length", "100");
     return b.toByteArray();
-  }
-
-  /** Reads frames until {@code n} streams got an answer's head; the {@code :status} of each. */
-  static Map<Integer, String> statusesRead(Socket s, int n) throws Exception {
-    DataInputStream in = new DataInputStream(s.getInputStream());
-    var hpack = new io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder(false);
-    Map<Integer, String> statuses = new TreeMap<>();
-    while (statuses.size() < n) {
-      int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-      int type = in.readUnsignedByte();
-      in.readUnsignedByte();
-      int stream = in.readInt() & 0x7fffffff;
-      byte[] payload = in.readNBytes(length);
-      if (type == 0x1) {
-        var head = hpack.decodeHeaders(stream, io.netty.buffer.Unpooled.wrappedBuffer(payload));
-        statuses.putIfAbsent(stream, String.valueOf(head.status()));
-      } else if (type == 0x3) {
-        statuses.putIfAbsent(stream, "reset " + java.nio.ByteBuffer.wrap(payload).getInt());
-      }
-      assertThat(type).as("no GOAWAY: the connection is not the stall's").isNotEqualTo(0x7);
-    }
-    return statuses;
   }
 }

@@ -155,15 +155,7 @@ final class Http1Exchange implements H1Upstream.User {
    * closed, as when the client goes away; nothing is counted against the member.
    */
   void clientStalled() {
-    if (finished) {
-      return;
-    }
-    flag(AccessFlag.SI);
-    fw.observer.clientStalled(pool.name(), client.fullDuplex() ? "h2" : "http1", "answer");
-    front.aborted();
-    request.dropConnection();
-    finish(status);
-    client.brokenResponse();
+    endForClient("answer", null);
   }
 
   /**
@@ -172,23 +164,23 @@ final class Http1Exchange implements H1Upstream.User {
    * the member.
    */
   void clientSilent() {
+    long ms = pool.requests().idleNanos() / 1_000_000L;
+    endForClient("request", "the client sent none of the rest of its request for " + ms + " ms");
+  }
+
+  /** Ends the request for its client's stall ({@code side}); a 408 with {@code why} if any. */
+  private void endForClient(String side, String why) {
     if (finished) {
       return;
     }
     flag(AccessFlag.SI);
-    fw.observer.clientStalled(pool.name(), client.fullDuplex() ? "h2" : "http1", "request");
+    fw.observer.clientStalled(pool.name(), client.fullDuplex() ? "h2" : "http1", side);
     front.aborted();
     request.dropConnection();
-    if (!out.wroteToClient()) {
+    if (why != null && !out.wroteToClient()) {
       this.status = 408;
       local();
-      long ms = pool.requests().idleNanos() / 1_000_000L;
-      int bytes =
-          client.answer(
-              408,
-              "the client sent none of the rest of its request for " + ms + " ms",
-              pool.name(),
-              true);
+      int bytes = client.answer(408, why, pool.name(), true);
       if (log != null) {
         log.bytesOut(bytes);
       }
