@@ -55,9 +55,13 @@ local_run_start() {
 
 # bench_pool_apply: three static nginx backends and the pool "bench" over them, as a user writes
 # it: members, host, policy; the CRD fills in the rest. Its data planes are the group "bench", so
-# the local run's own data plane does not serve it.
+# the local run's own data plane does not serve it. STATIC_EACH=1: each backend an nginx of its own.
 bench_pool_apply() {
-  static_backends 3
+  if [ "${STATIC_EACH:-0}" = 1 ]; then
+    for i in 1 2 3; do static_member "$i"; done
+  else
+    static_backends 3
+  fi
   "$KUBECTL" apply -f - >/dev/null <<YAML
 apiVersion: replicapool.dev/v1alpha1
 kind: ReplicaPool

@@ -104,14 +104,22 @@ dataplane() {
 # backends let the proxy's own cost show; JVM backends on the same two cores hide it.
 STATIC_PID=""
 static_backends() {
-  local dir="$OUT/static"; mkdir -p "$dir"
+  nginx_static "$OUT/static" $(seq 1 "$1")
+  STATIC_PID=$NGINX_STATIC_PID
+}
+# static_member I: member kI alone in an nginx of its own, so that it can be killed alone (its pid
+# in $OUT/static-kI/nginx.pid).
+static_member() { nginx_static "$OUT/static-k$1" "$1"; }
+# nginx_static DIR I...: one nginx (one worker) serving members kI on BACKEND_BASE+I.
+nginx_static() {
+  local dir=$1; shift; mkdir -p "$dir"
   {
     echo "worker_processes 1; daemon off; pid $dir/nginx.pid; error_log $dir/error.log warn;"
     echo "events { worker_connections 4096; }"
     echo "http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;"
     echo "  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;"
     echo "  keepalive_requests 1000000;"
-    for i in $(seq 1 "$1"); do
+    for i in "$@"; do
       echo "  server { listen 127.0.0.1:$((BACKEND_BASE + i));"
       echo "    location /healthz { return 200 'ok'; }"
       echo "    location / { add_header x-replica k$i; default_type application/json;"
@@ -119,9 +127,9 @@ static_backends() {
     done
     echo "}"
   } > "$dir/nginx.conf"
-  nginx -c "$dir/nginx.conf" -p "$dir" >"$OUT/static.log" 2>&1 &
-  STATIC_PID=$!; PIDS+=($STATIC_PID)
-  for i in $(seq 1 "$1"); do wait_port $((BACKEND_BASE + i)); done
+  nginx -c "$dir/nginx.conf" -p "$dir" >>"$dir/nginx.log" 2>&1 &
+  NGINX_STATIC_PID=$!; PIDS+=($NGINX_STATIC_PID)
+  for i in "$@"; do wait_port $((BACKEND_BASE + i)); done
 }
 # cpu_ticks PID: user + system clock ticks of a process and its threads (children of nginx too).
 cpu_ticks() { local t=0 p; for p in $1 $(pgrep -P "$1" || true); do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat))); done; echo $t; }
