@@ -2,70 +2,85 @@ package dev.replicapool.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.dajudge.kindcontainer.KindContainer;
-import com.dajudge.kindcontainer.KindContainerVersion;
-import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.exception.NotFoundException;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
-import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.Container.ExecResult;
-import org.testcontainers.utility.MountableFile;
 
 /**
- * A kind node in Docker (kindcontainer) with the three images loaded as {@code kind load
- * docker-image} would. Services are reached through one NodePort mapped to this host.
+ * A kind cluster made with the kind CLI, as a kind user makes one: {@code kind create cluster} with
+ * the node image of scripts/build-kind-node-image.sh (nothing can be pulled here, so not
+ * kindcontainer, whose node set-up pulls kind's CNI and Testcontainers' Ryuk), the images of
+ * target/images/ loaded with {@code kind load image-archive}, and {@code kind delete cluster} at
+ * the end. Services are reached through a NodePort at the node's address on Docker's {@code kind}
+ * network, which this host routes to.
  */
 final class KindCluster implements E2eCluster {
-  static final List<String> IMAGES =
-      List.of(
-          "replicapool/operator:" + IMAGE_TAG,
-          "replicapool/dataplane:" + IMAGE_TAG,
-          "replicapool/sample-replica:" + IMAGE_TAG);
+  static final Path ROOT = RenderedManifests.repoRoot();
+  static final String NAME = System.getProperty("replicapool.kind.cluster", "replicapool-e2e");
+  static final String NODE_IMAGE =
+      System.getProperty("replicapool.kind.image", "replicapool.local/kind-node:v1.32.4");
+  static final Path CONFIG = ROOT.resolve("scripts/cluster/kind-config.yaml");
   static final int NODE_PORT = 30080;
 
-  private final KindContainer<?> kind;
   private final Path kubeconfig;
 
-  /** Skips (an assumption) when the images are not in the local Docker. */
-  static KindCluster start() throws Exception {
-    DockerClient docker = DockerClientFactory.instance().client();
-    List<String> missing = IMAGES.stream().filter(i -> !imagePresent(docker, i)).toList();
-    Assumptions.assumeTrue(
-        missing.isEmpty(),
-        () ->
-            "images "
-                + missing
-                + " are not in the local Docker: run scripts/build-images.sh first"
-                + " (docs/INSTALL.md)");
-    KindContainer<?> kind =
-        new KindContainer<>(KindContainerVersion.VERSION_1_31_0).withExposedPorts(NODE_PORT);
-    kind.start();
-    KindCluster cluster = new KindCluster(kind);
-    String snapshotter = cluster.snapshotter();
-    for (String image : IMAGES) {
-      cluster.loadImage(docker, image, snapshotter);
+  /** Fails, saying which script to run, when kind, Docker, the node image or the images lack. */
+  static KindCluster start() throws IOException {
+    HostCommand version = kind(30, "version");
+    assertThat(version.ok())
+        .as("the kind CLI (scripts/provision-kind.sh): %s", version.out())
+        .isTrue();
+    HostCommand node = host(60, "docker", "image", "inspect", "--format", "{{.Id}}", NODE_IMAGE);
+    assertThat(node.ok())
+        .as(
+            "node image %s in Docker (scripts/provision-docker.sh, then"
+                + " scripts/build-kind-node-image.sh): %s",
+            NODE_IMAGE, node.out())
+        .isTrue();
+    List<Path> tars = LocalCluster.IMAGE_TARS.stream().map(LocalCluster.IMAGES::resolve).toList();
+    assertThat(tars)
+        .as("image archives (scripts/build-images.sh --oci, docs/INSTALL.md)")
+        .allMatch(Files::isRegularFile);
+    if (kind(60, "get", "clusters").out().lines().anyMatch(NAME::equals)) {
+      // Left by a run that was killed before its close(): start from a new node.
+      delete();
+    }
+    Path kubeconfig = Files.createTempFile("kind-kubeconfig-", ".yaml");
+    kubeconfig.toFile().deleteOnExit();
+    KindCluster cluster = new KindCluster(kubeconfig);
+    HostCommand created =
+        kind(
+            600,
+            "create",
+            "cluster",
+            "--name",
+            NAME,
+            "--image",
+            NODE_IMAGE,
+            "--config",
+            CONFIG.toString(),
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--wait",
+            "3m");
+    assertThat(created.exit()).as("kind create cluster:\n%s", created.out()).isZero();
+    for (Path tar : tars) {
+      HostCommand loaded = kind(600, "load", "image-archive", tar.toString(), "--name", NAME);
+      assertThat(loaded.exit()).as("kind load image-archive %s:\n%s", tar, loaded.out()).isZero();
     }
     return cluster;
   }
 
-  private KindCluster(KindContainer<?> kind) throws IOException {
-    this.kind = kind;
-    this.kubeconfig = Files.createTempFile("kind-kubeconfig-", ".yaml");
-    Files.writeString(kubeconfig, kind.getKubeconfig());
-    kubeconfig.toFile().deleteOnExit();
+  private KindCluster(Path kubeconfig) {
+    this.kubeconfig = kubeconfig;
   }
 
   @Override
@@ -73,7 +88,7 @@ final class KindCluster implements E2eCluster {
     return kubeconfig;
   }
 
-  /** One NodePort Service beside the given one (same selector and target port). */
+  /** A NodePort Service beside the given one (same selector and target port), at the node. */
   @Override
   public InetSocketAddress reach(
       KubernetesClient client, String namespace, String service, int port) {
@@ -103,72 +118,39 @@ final class KindCluster implements E2eCluster {
                 .endSpec()
                 .build())
         .createOr(existing -> existing.update());
-    return new InetSocketAddress(kind.getHost(), kind.getMappedPort(NODE_PORT));
+    String nodeIp =
+        client.nodes().list().getItems().get(0).getStatus().getAddresses().stream()
+            .filter(a -> "InternalIP".equals(a.getType()))
+            .map(NodeAddress::getAddress)
+            .findFirst()
+            .orElseThrow();
+    return new InetSocketAddress(nodeIp, NODE_PORT);
   }
 
+  /** Deletes the cluster; fails if kind could not (a node container would be left behind). */
   @Override
   public void close() {
-    kind.stop();
+    delete();
   }
 
-  static boolean imagePresent(DockerClient docker, String image) {
-    try {
-      docker.inspectImageCmd(image).exec();
-      return true;
-    } catch (NotFoundException e) {
-      return false;
-    }
+  private static void delete() {
+    HostCommand deleted = kind(300, "delete", "cluster", "--name", NAME);
+    assertThat(deleted.exit()).as("kind delete cluster:\n%s", deleted.out()).isZero();
   }
 
-  /** What {@code kind load docker-image} does: docker save, then ctr import on the node. */
-  void loadImage(DockerClient docker, String image, String snapshotter) throws Exception {
-    Path tar = Files.createTempFile("replicapool-image-", ".tar");
-    try {
-      try (InputStream in = docker.saveImageCmd(image).exec()) {
-        Files.copy(in, tar, StandardCopyOption.REPLACE_EXISTING);
-      }
-      String inNode = "/tmp/replicapool-image.tar";
-      kind.copyFileToContainer(MountableFile.forHostPath(tar), inNode);
-      ExecResult imported = ctrImport(inNode, snapshotter, "--all-platforms");
-      if (imported.getExitCode() != 0 && imported.getStderr().contains("not found")) {
-        // Docker's containerd image store saves an index naming platforms it never pulled
-        // (kind issue 3795): import just the node's platform then.
-        String arch = kind.execInContainer("uname", "-m").getStdout().trim();
-        String platform = "linux/" + (arch.equals("aarch64") ? "arm64" : "amd64");
-        imported = ctrImport(inNode, snapshotter, "--platform=" + platform);
-      }
-      assertThat(imported.getExitCode())
-          .as("importing %s: %s%s", image, imported.getStdout(), imported.getStderr())
-          .isZero();
-      kind.execInContainer("rm", "-f", inNode);
-    } finally {
-      Files.deleteIfExists(tar);
-    }
+  private static HostCommand kind(int timeoutSeconds, String... args) {
+    List<String> command = new ArrayList<>(List.of(kindBinary()));
+    command.addAll(List.of(args));
+    return HostCommand.run(ROOT, timeoutSeconds, command);
   }
 
-  ExecResult ctrImport(String tar, String snapshotter, String platforms) throws Exception {
-    return kind.execInContainer(
-        "ctr",
-        "--namespace=k8s.io",
-        "images",
-        "import",
-        platforms,
-        "--digests",
-        "--snapshotter=" + snapshotter,
-        tar);
+  private static HostCommand host(int timeoutSeconds, String... command) {
+    return HostCommand.run(ROOT, timeoutSeconds, List.of(command));
   }
 
-  /** The CRI plugin's snapshotter, as kind reads it (images must land where the kubelet looks). */
-  String snapshotter() throws Exception {
-    ExecResult dump = kind.execInContainer("containerd", "config", "dump");
-    String config = dump.getStdout();
-    int cri = config.indexOf("[plugins.\"io.containerd.grpc.v1.cri\".containerd]");
-    if (cri >= 0) {
-      Matcher s = Pattern.compile("(?m)^\\s*snapshotter\\s*=\\s*\"([^\"]+)\"").matcher(config);
-      if (s.find(cri)) {
-        return s.group(1);
-      }
-    }
-    return "overlayfs";
+  /** Where scripts/provision-kind.sh puts kind, else kind on the PATH. */
+  private static String kindBinary() {
+    Path provisioned = Path.of(System.getProperty("user.home"), ".local", "bin", "kind");
+    return Files.isExecutable(provisioned) ? provisioned.toString() : "kind";
   }
 }

@@ -1,15 +1,14 @@
 package dev.replicapool.e2e;
 
 import org.junit.jupiter.api.BeforeAll;
-import org.testcontainers.junit.jupiter.Testcontainers;
 
 /**
- * {@link ClusterE2e} on a kind node in Docker. Skipped without Docker ({@code
- * disabledWithoutDocker}), and skipped with a message when the images are missing: build them first
- * with {@code scripts/build-images.sh} (docs/INSTALL.md). Without Docker, {@link LocalClusterE2E}
- * runs the same test on scripts/local-cluster.sh.
+ * {@link ClusterE2e} on a kind cluster made with the kind CLI and the node image built here
+ * (scripts/build-kind-node-image.sh). Left out of a plain {@code mvn verify} (the e2e module's
+ * failsafe excludes it: it needs Docker, root and some minutes); scripts/test.sh provisions Docker,
+ * kind and the node image and runs it with {@code -Dit.test=KindClusterIT} after {@link
+ * LocalClusterE2E} (docs/INSTALL.md). Asked for, it fails rather than skips when a part is missing.
  */
-@Testcontainers(disabledWithoutDocker = true)
 class KindClusterIT extends ClusterE2e {
   @BeforeAll
   static void startKind() throws Exception {

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -33,9 +31,9 @@ final class LocalCluster implements E2eCluster {
    * cluster, with what it lacks; every later failure fails the test.
    */
   static LocalCluster start() throws Exception {
-    Run check = run(60, "check");
+    HostCommand check = run(60, "check");
     Assumptions.assumeTrue(
-        check.exit == 0, () -> "this machine cannot run scripts/local-cluster.sh:\n" + check.out);
+        check.ok(), () -> "this machine cannot run scripts/local-cluster.sh:\n" + check.out());
     List<String> missing =
         IMAGE_TARS.stream().filter(t -> !Files.isRegularFile(IMAGES.resolve(t))).toList();
     assertThat(missing)
@@ -43,13 +41,13 @@ final class LocalCluster implements E2eCluster {
             "image archives in %s (build them with scripts/build-images.sh --oci, docs/INSTALL.md)",
             IMAGES)
         .isEmpty();
-    boolean running = run(60, "status").out.contains("API server https://");
+    boolean running = run(60, "status").out().contains("API server https://");
     if (!running) {
-      Run up = run(3600, "up");
-      assertThat(up.exit).as("scripts/local-cluster.sh up:\n%s", up.out).isZero();
+      HostCommand up = run(3600, "up");
+      assertThat(up.exit()).as("scripts/local-cluster.sh up:\n%s", up.out()).isZero();
     }
-    Run load = run(600, "load-images", IMAGES.toString());
-    assertThat(load.exit).as("scripts/local-cluster.sh load-images:\n%s", load.out).isZero();
+    HostCommand load = run(600, "load-images", IMAGES.toString());
+    assertThat(load.exit()).as("scripts/local-cluster.sh load-images:\n%s", load.out()).isZero();
     return new LocalCluster(kubeconfigPath(), !running);
   }
 
@@ -86,40 +84,13 @@ final class LocalCluster implements E2eCluster {
     if (!startedHere) {
       return;
     }
-    Run down = run(300, "down");
-    assertThat(down.exit).as("scripts/local-cluster.sh down:\n%s", down.out).isZero();
+    HostCommand down = run(300, "down");
+    assertThat(down.exit()).as("scripts/local-cluster.sh down:\n%s", down.out()).isZero();
   }
 
-  record Run(int exit, String out) {}
-
-  static Run run(int timeoutSeconds, String... args) {
-    try {
-      Path log = Files.createTempFile("local-cluster-", ".log");
-      List<String> command = new java.util.ArrayList<>(List.of("bash", SCRIPT.toString()));
-      command.addAll(List.of(args));
-      Process p =
-          new ProcessBuilder(command)
-              .directory(ROOT.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return new Run(-1, "timed out after " + timeoutSeconds + " s\n" + tail(log));
-      }
-      String out = tail(log);
-      Files.delete(log);
-      return new Run(p.exitValue(), out);
-    } catch (IOException e) {
-      return new Run(-1, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Run(-1, e.toString());
-    }
-  }
-
-  private static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+  static HostCommand run(int timeoutSeconds, String... args) {
+    List<String> command = new java.util.ArrayList<>(List.of("bash", SCRIPT.toString()));
+    command.addAll(List.of(args));
+    return HostCommand.run(ROOT, timeoutSeconds, command);
   }
 }
