@@ -6,7 +6,7 @@
 # and 90 % of the pool's capacity (the other client counted in, so the proxy sends LOAD% x 1200 -
 # OTHER_RATE): the proxy's p50/p99/max and success, the busy member's share of the proxy's answers,
 # each member's utilization over the run (served x service time / workers), the other client's p99.
-#   bench/saturation/run.sh     LOADS="50 75 90" DURATION=20 OTHER_RATE=300 ROUNDS=1
+#   bench/saturation/run.sh     LOADS="50 75 90" DURATION=20 OTHER_RATE=300 ROUNDS=1 TARGETS="dataplane Adaptive,..."
 # Targets: the data plane RoundRobin, Adaptive with the reports off (the members keep their load
 # and say nothing: /admin/capacity?report=false), Adaptive with them; HAProxy leastconn with
 # agent-check (weight = the member's idle share); nginx least_conn. The data plane gets fixed
@@ -106,6 +106,7 @@ PY
   until [ "$(served)" = "$(sleep 0.5; served)" ] || [ $SECONDS -gt $end ]; do :; done
 }
 L=("dataplane RoundRobin" "dataplane Adaptive-noreport" "dataplane Adaptive" "haproxy leastconn-agent" "nginx least_conn")
+if [ -n "${TARGETS:-}" ]; then IFS=, read -r -a L <<< "$TARGETS"; fi # e.g. TARGETS="dataplane Adaptive,nginx least_conn"
 for r in $(seq 1 "$ROUNDS"); do
   for load in $LOADS; do
     log "== $load % of capacity (round $r)"

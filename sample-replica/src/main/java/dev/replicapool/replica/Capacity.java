@@ -117,7 +117,7 @@ final class Capacity {
    * weight ("75%\n"), at least 1 % so that HAProxy keeps the server in rotation.
    */
   String agentReply() {
-    long idle = Math.round(100 * (1 - Math.min(1.0, utilization())));
+    long idle = Math.round(100 * (1 - Math.min(1.0, demand())));
     return Math.max(1, idle) + "%\n";
   }
 
@@ -179,6 +179,16 @@ final class Capacity {
     return (double) sum(busyNanos) / ((double) workers * span);
   }
 
+  /**
+   * What is asked of the workers now, as a share of them: the busy share over the window, or more
+   * while requests wait ((busy + queued) / workers, above 1 with a queue). The windowed share alone
+   * cannot exceed 1 and trails a queue by up to a window; this shows the queue as it forms. ORCA
+   * lets {@code application_utilization} exceed 1 past the reporter's own limit.
+   */
+  synchronized double demand() {
+    return Math.max(utilization(), (double) (busy + waiting.size()) / workers);
+  }
+
   /** Answers per second over the last window. */
   synchronized double rps() {
     advance();
@@ -186,15 +196,25 @@ final class Capacity {
     return span <= 0 ? 0 : sum(done) * 1e9 / span;
   }
 
-  /** The {@code endpoint-load-metrics} value, in ORCA's TEXT form. */
+  /**
+   * The {@code endpoint-load-metrics} value, in ORCA's TEXT form: {@link #demand} as the
+   * application's utilization (what balancers weigh), the windowed busy share as the CPU's.
+   */
   String orcaText() {
+    double d;
     double u;
     double r;
     synchronized (this) {
+      d = demand();
       u = utilization();
       r = rps();
     }
-    return String.format(Locale.ROOT, "TEXT cpu_utilization=%.4f, rps_fractional=%.1f", u, r);
+    return String.format(
+        Locale.ROOT,
+        "TEXT application_utilization=%.4f, cpu_utilization=%.4f, rps_fractional=%.1f",
+        d,
+        u,
+        r);
   }
 
   private long span() {

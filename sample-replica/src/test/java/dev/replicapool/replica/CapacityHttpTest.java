@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class CapacityHttpTest {
   /** The TEXT form LoadReports (dataplane) parses: {@code TEXT key=number, key=number}. */
   static final String ORCA_TEXT =
-      "TEXT cpu_utilization=[0-9]+\\.[0-9]{4}, rps_fractional=[0-9]+\\.[0-9]";
+      "TEXT application_utilization=[0-9]+\\.[0-9]{4}, cpu_utilization=[0-9]+\\.[0-9]{4},"
+          + " rps_fractional=[0-9]+\\.[0-9]";
 
   @Test
   void queuesBeyondWorkersAndReportsUtilizationOnEveryAnswer() throws Exception {
@@ -170,7 +171,8 @@ class CapacityHttpTest {
   private static double utilization(HttpResponse<String> response) {
     String v = response.headers().firstValue("endpoint-load-metrics").orElseThrow();
     assertThat(v).matches(ORCA_TEXT);
-    return Double.parseDouble(v.substring("TEXT cpu_utilization=".length(), v.indexOf(',')));
+    int at = v.indexOf("cpu_utilization=") + "cpu_utilization=".length();
+    return Double.parseDouble(v.substring(at, v.indexOf(',', at)));
   }
 
   private static HttpResponse<String> get(HttpClient client, String url) throws Exception {

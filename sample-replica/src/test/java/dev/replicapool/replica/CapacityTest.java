@@ -45,7 +45,33 @@ class CapacityTest {
     c.release();
     advanceMillis(2_000);
     assertThat(c.utilization()).isZero();
-    assertThat(c.orcaText()).isEqualTo("TEXT cpu_utilization=0.0000, rps_fractional=0.0");
+    assertThat(c.orcaText())
+        .isEqualTo(
+            "TEXT application_utilization=0.0000, cpu_utilization=0.0000, rps_fractional=0.0");
+  }
+
+  @Test
+  void demandShowsAQueueAsItFormsWhereTheWindowedShareCannot() {
+    Capacity c = new Capacity(now::get, 2, 0);
+    assertThat(c.demand()).isZero();
+    c.acquire(() -> {});
+    assertThat(c.demand()).as("one of two workers busy this instant").isEqualTo(0.5);
+    c.acquire(() -> {});
+    c.acquire(() -> {});
+    c.acquire(() -> {});
+    assertThat(c.utilization()).as("no time has passed: the window saw nothing").isZero();
+    assertThat(c.demand()).as("two busy and two waiting, for two workers").isEqualTo(2.0);
+    assertThat(c.orcaText())
+        .startsWith("TEXT application_utilization=2.0000, cpu_utilization=0.0000");
+    advanceMillis(1_000);
+    c.release();
+    c.release();
+    c.release();
+    c.release();
+    assertThat(c.demand())
+        .as("idle now, but busy over the window: the window's share")
+        .isCloseTo(c.utilization(), within(1e-9))
+        .isCloseTo(1.0, within(0.01));
   }
 
   @Test
@@ -58,7 +84,9 @@ class CapacityTest {
       c.release();
     }
     assertThat(c.orcaText())
-        .matches("TEXT cpu_utilization=0\\.[0-9]{4}, rps_fractional=[0-9]+\\.[0-9]");
+        .matches(
+            "TEXT application_utilization=0\\.[0-9]{4}, cpu_utilization=0\\.[0-9]{4},"
+                + " rps_fractional=[0-9]+\\.[0-9]");
     assertThat(c.utilization()).isCloseTo(0.5, within(0.06));
   }
 

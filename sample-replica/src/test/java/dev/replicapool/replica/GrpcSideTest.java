@@ -103,7 +103,8 @@ class GrpcSideTest {
     assertThat((System.nanoTime() - start) / 1_000_000).as("held 30 ms").isGreaterThanOrEqualTo(29);
     assertThat(trailers.get().get(GrpcSide.LOAD_METRICS))
         .matches(CapacityHttpTest.ORCA_TEXT)
-        .isNotEqualTo("TEXT cpu_utilization=0.0000, rps_fractional=0.0");
+        .isNotEqualTo(
+            "TEXT application_utilization=0.0000, cpu_utilization=0.0000, rps_fractional=0.0");
 
     var health =
         HealthGrpc.newBlockingStub(channel)

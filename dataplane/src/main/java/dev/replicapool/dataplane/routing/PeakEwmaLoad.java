@@ -7,8 +7,10 @@ package dev.replicapool.dataplane.routing;
  * requests; failures count as a large latency (see {@link PoolRouter#failure}), so failing fast
  * never looks fast. The utilization factor is how a queue's waiting time grows with its load
  * (M/M/1): a member busy with traffic this data plane does not see looks loaded before its latency
- * shows it, at 50 % twice, at 90 % ten times; it is capped at {@value #MAX_FACTOR} (95 % and
- * above).
+ * shows it, at 50 % twice, at 90 % ten times; it is capped at {@value #MAX_FACTOR} from 0.95 to 1.
+ * Past 1 (ORCA lets a member report more than its capacity: requests wait in it) it grows with the
+ * report, {@value #MAX_FACTOR} x u, so a member with a queue looks more loaded the longer its
+ * queue, not the same as one just under capacity.
  */
 public final class PeakEwmaLoad implements Load {
   public static final PeakEwmaLoad INSTANCE = new PeakEwmaLoad();
@@ -24,10 +26,16 @@ public final class PeakEwmaLoad implements Load {
         * utilizationFactor(e.utilization(nowNanos));
   }
 
-  /** {@code 1 / (1 - u)}, at most {@link #MAX_FACTOR}; 1 for a member that did not report (NaN). */
+  /**
+   * {@code 1 / (1 - u)} up to {@link #MAX_FACTOR}, {@code MAX_FACTOR x u} past 1; 1 for a member
+   * that did not report (NaN).
+   */
   static double utilizationFactor(double u) {
     if (Double.isNaN(u) || u <= 0) {
       return 1;
+    }
+    if (u >= 1) {
+      return MAX_FACTOR * u;
     }
     return u >= 1 - 1 / MAX_FACTOR ? MAX_FACTOR : 1 / (1 - u);
   }

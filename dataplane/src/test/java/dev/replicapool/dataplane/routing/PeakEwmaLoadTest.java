@@ -7,13 +7,17 @@ import org.junit.jupiter.api.Test;
 
 class PeakEwmaLoadTest {
   @Test
-  void utilizationFactorGrowsAsAQueuesWaitAndIsCapped() {
+  void utilizationFactorGrowsAsAQueuesWaitCappedNearCapacityThenWithTheQueue() {
     assertThat(PeakEwmaLoad.utilizationFactor(Double.NaN)).as("no report").isEqualTo(1);
     assertThat(PeakEwmaLoad.utilizationFactor(0)).isEqualTo(1);
     assertThat(PeakEwmaLoad.utilizationFactor(0.5)).isCloseTo(2, within(1e-9));
     assertThat(PeakEwmaLoad.utilizationFactor(0.9)).isCloseTo(10, within(1e-9));
     assertThat(PeakEwmaLoad.utilizationFactor(0.99)).isEqualTo(PeakEwmaLoad.MAX_FACTOR);
-    assertThat(PeakEwmaLoad.utilizationFactor(3)).isEqualTo(PeakEwmaLoad.MAX_FACTOR);
+    assertThat(PeakEwmaLoad.utilizationFactor(1)).isEqualTo(PeakEwmaLoad.MAX_FACTOR);
+    assertThat(PeakEwmaLoad.utilizationFactor(1.5))
+        .as("past capacity, a queue: grows with it")
+        .isEqualTo(1.5 * PeakEwmaLoad.MAX_FACTOR);
+    assertThat(PeakEwmaLoad.utilizationFactor(3)).isEqualTo(3 * PeakEwmaLoad.MAX_FACTOR);
   }
 
   @Test
