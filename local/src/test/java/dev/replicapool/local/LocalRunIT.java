@@ -51,8 +51,13 @@ class LocalRunIT {
     assertThat(REPO.resolve("scripts/run-local.sh")).exists();
     int[] ports = freePorts(4);
     traffic = ports[0];
+    // Ctrl-C in a terminal reaches a process that handles SIGINT. A CI job may start the tests with
+    // SIGINT ignored (a background job of a script), every child inherits that, and the JVM then
+    // leaves SIGINT ignored as under nohup: env puts back the default a terminal gives.
     run =
         new ProcessBuilder(
+                "env",
+                "--default-signal=INT",
                 "setsid",
                 "bash",
                 "scripts/run-local.sh",
@@ -83,6 +88,11 @@ class LocalRunIT {
   @AfterAll
   static void stop() throws Exception {
     if (run != null && run.isAlive()) {
+      // The whole session, not only the JVM: replicas it started would keep their fixed ports
+      // and fail the next run.
+      new ProcessBuilder("kill", "-KILL", "--", "-" + run.pid())
+          .start()
+          .waitFor(10, TimeUnit.SECONDS);
       run.destroyForcibly();
       run.waitFor(30, TimeUnit.SECONDS);
     }
