@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,6 +60,12 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   private final MemberMeters members = new MemberMeters(registry);
   private final PolicyCounters policies = new PolicyCounters(registry);
 
+  /**
+   * What the function counters read. Micrometer holds a function counter's object weakly: a lambda
+   * nothing else holds is collected at some GC, and its counter then stays at its last value.
+   */
+  private final List<LongSupplier> counted = new CopyOnWriteArrayList<>();
+
   // Removing a meter costs microseconds, and a burst of snapshots can drop the timers and counters
   // of thousands of members: that runs here, in order, so that a table swap (and the ACK the
   // operator waits for) never waits for it; scrapes run here too, after it. (Gauges need none of
@@ -87,6 +94,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
     Gauge.builder("replicapool.client.connections", open::getAsInt)
         .description("client connections open on the traffic ports")
         .register(registry);
+    counted.add(refused);
     FunctionCounter.builder(
             "replicapool.client.connections.refused", refused, LongSupplier::getAsLong)
         .description("client connections closed at once because --max-client-connections were open")
@@ -119,6 +127,7 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
 
   /** Access-log lines dropped because the writer's queue was full. */
   public void accessLogDropped(LongSupplier dropped) {
+    counted.add(dropped);
     FunctionCounter.builder("replicapool.access.log.dropped", dropped, LongSupplier::getAsLong)
         .description("access-log lines dropped because the writer's queue was full")
         .register(registry);

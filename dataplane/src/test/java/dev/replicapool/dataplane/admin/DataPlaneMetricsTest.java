@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
@@ -10,9 +11,12 @@ import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.config.ConfigStore;
 import dev.replicapool.dataplane.routing.Endpoint;
 import io.vertx.core.Vertx;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -96,5 +100,21 @@ class DataPlaneMetricsTest {
 
     now[0] += Endpoint.REPORT_TTL_NANOS + 1; // too old to balance by: not shown either
     assertThat(scrape()).doesNotContain(reported);
+  }
+
+  @Test
+  void theFunctionCountersFollowTheirSourceAfterAGarbageCollection() {
+    AtomicLong refused = new AtomicLong();
+    metrics.clientConnections(() -> 0, refused::get); // a lambda only the metrics hold
+    WeakReference<Object> canary = new WeakReference<>(new Object());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              System.gc();
+              return canary.get() == null;
+            });
+    refused.set(3);
+    assertThat(scrape()).contains("replicapool_client_connections_refused_total 3.0");
   }
 }
