@@ -22,6 +22,7 @@ final class FrontTry {
   /** The request's trace, null when it has none. */
   private final RequestTrace trace;
 
+  private H1Try tried;
   private Endpoint member;
   private long since;
   private Endpoint last;
@@ -60,17 +61,16 @@ final class FrontTry {
     return member;
   }
 
-  /** A try goes to {@code e}; returns when. */
-  long start(Endpoint e) {
-    member = e;
-    since = fw.clock.getAsLong();
-    return since;
+  /** Try {@code t} is in front now: the first, a retry, or a hedge whose answer came first. */
+  void start(H1Try t) {
+    tried = t;
+    member = t.member();
+    since = t.sentAt();
   }
 
-  /** A hedge that went to {@code e} at {@code sentAt} is in front now. */
-  void adopt(Endpoint e, long sentAt) {
-    member = e;
-    since = sentAt;
+  /** Whether {@code t} is the try in front and not over yet. */
+  boolean holds(H1Try t) {
+    return member != null && tried == t;
   }
 
   /** The try in front is over: its member's slot is free again. Returns how long it took. */

@@ -92,6 +92,11 @@ final class H2RequestBody {
     return frames;
   }
 
+  /** Whether another try could get the whole request: nothing was sent yet, or all is kept. */
+  boolean replayable() {
+    return !written || whole;
+  }
+
   /** Whether every frame so far is kept, so that the request can be sent again as it is. */
   boolean whole() {
     return whole;

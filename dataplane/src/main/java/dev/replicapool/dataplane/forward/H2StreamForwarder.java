@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.accesslog.AccessFlag;
 import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
@@ -32,20 +33,21 @@ import java.util.List;
  * (a side's reads pause while the other cannot take more). The request's headers gain the proxy's
  * {@code Via} and {@code X-Forwarded-*} ({@link H2RequestHeaders}); the pool's timeouts bound the
  * call, its {@code grpc-timeout} too when shorter ({@link Deadlines}, one timer per stream); a
- * {@code grpc-status} of UNAVAILABLE counts as the member's failure. Whether a failed try is
- * followed by another is {@link Tries}'s to say from what the try may have done (nothing sent,
- * unprocessed, or maybe processed); a retry sends the request byte for byte, its body from {@link
- * H2RequestBody}. When the pool hedges the request, a hedge goes to another member beside the
- * waiting try once the whole request is here and kept ({@link H2Hedges}): the first answer's head
+ * {@code grpc-status} of UNAVAILABLE counts as the member's failure. Which tries are out and what
+ * each one's head or failure means is its {@link TryCourse}'s to say, the same as for an HTTP/1.x
+ * exchange (whether a lost try is followed by another: {@link Tries}, from what the try may have
+ * done: nothing sent, unprocessed, or maybe processed); a retry sends the request byte for byte,
+ * its body from {@link H2RequestBody}. When the pool hedges the request, a hedge goes to another
+ * member beside the waiting try once the whole request is here and kept: the first answer's head
  * wins, the other tries are reset (CANCEL), as for HTTP/1.x.
  *
- * <p>This class is the client's side and the course of the stream: its frames, its tries and its
- * end. Each try's member side is an {@link H2Try}, what a passed deadline does is {@link
- * H2StreamTimeouts}, what the proxy answers itself {@link H2Answers}, when it waits for a member's
- * slot and how it leaves the pool's queue {@link QueueSlot}. Why it is still over 300 lines: the
- * stream's state (the current try and member stream, whether the answer started, the queued frames,
- * done) changes on some twenty events from the client, the member, the queue and the timer; each
- * further class would need most of it handed back and forth.
+ * <p>This class is the client's side of the stream and carries out what its course decides: its
+ * frames, its tries' member streams and its end. Each try's member side is an {@link H2Try}, what a
+ * passed deadline does is {@link H2StreamTimeouts}, what the proxy answers itself {@link
+ * H2Answers}, when it waits for a member's slot and how it leaves the pool's queue {@link
+ * QueueSlot}. Why it is still over 300 lines: the stream's events from the client, the member, the
+ * queue and the timer (some twenty) all end here, each turned into frames for one side or the
+ * other; the next step is an exchange object of its own for the request's life beside the stream.
  *
  * <p>When the stream is logged, its {@link AccessRecord} is its observer (tries, retries, the
  * queue's verdict) and notes here what only the stream knows: bytes, first byte, flags.
@@ -61,14 +63,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private boolean requestEnded;
   private final H2RequestBody body = new H2RequestBody();
 
-  /** The try whose frames the request body goes to, and whose answer the client gets. */
-  private H2Try current;
-
-  /** Null when the stream is not hedged. */
-  private H2Hedges hedges;
+  /**
+   * Its tries out: the one in front (whose frames the request body goes to, and whose answer the
+   * client gets) and the hedges beside it. Null until the request's head is read.
+   */
+  private TryCourse<H2Try> course;
 
   private Tries tries;
-  private boolean responseStarted;
   private boolean grpc;
   private int status;
   private boolean done;
@@ -134,9 +135,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
   }
 
-  /** The current try's member stream, null when none is open. */
+  /** The member stream of the try in front, null when none is open. */
   private Http2StreamChannel upstream() {
-    return current == null ? null : current.stream();
+    H2Try t = course == null ? null : course.front();
+    return t == null ? null : t.stream();
   }
 
   private void writeBody(Http2StreamChannel stream) {
@@ -200,8 +202,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!requestEnded) {
       deadlines.requestOwed(start);
     }
+    course =
+        new TryCourse<>(
+            tries, deadlines, new PoolMembers(pool, tries), new H2TryAccounts(pool, observer));
     if (tries.hedgeable()) {
-      hedges = new H2Hedges(pool);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
     }
     timer =
@@ -240,11 +244,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void startTry(Endpoint e) {
-    long now = fw.clock.getAsLong();
-    current = newTry(e, now);
-    deadlines.trySent(now);
+    H2Try t = newTry(e, fw.clock.getAsLong());
+    course.sent(t);
     timer.arm();
-    open(current);
+    open(t);
   }
 
   private H2Try newTry(Endpoint e, long now) {
@@ -262,11 +265,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    * request is here and kept (a body still coming streams to one member only).
    */
   void hedgeDue() {
-    if (!requestEnded || !tries.hedgeable() || responseStarted) {
+    if (!requestEnded) {
       deadlines.stopHedging();
       return;
     }
-    H2Try h = hedges.send(tries, deadlines, observer, fw.clock.getAsLong(), this::newTry);
+    long now = fw.clock.getAsLong();
+    H2Try h = course.hedgeDue(now, e -> newTry(e, now));
     if (h != null) {
       open(h);
     }
@@ -274,17 +278,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   /** The member of the try the per-try timeout watches: the current one, else the oldest hedge. */
   Endpoint member() {
-    H2Try t = front();
+    H2Try t = course.watched();
     return t == null ? null : t.member();
-  }
-
-  private H2Try front() {
-    return current != null ? current : hedges != null && hedges.any() ? hedges.oldest() : null;
   }
 
   @Override
   public boolean carries(H2Try t) {
-    return !done && (t == current || (!responseStarted && hedges != null && hedges.has(t)));
+    return !done && course.carries(t);
   }
 
   @Override
@@ -293,9 +293,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     Http2Headers headers = requestHeaders;
     if (trace != null) { // this try's own span is the member's parent
       headers = new DefaultHttp2Headers(false).add(requestHeaders);
-      headers.set("traceparent", trace.traceparentFor(t.member(), t.start()));
+      headers.set("traceparent", trace.traceparentFor(t.member(), t.sentAt()));
     }
-    if (t == current) {
+    if (t == course.front()) {
       stream.write(new DefaultHttp2HeadersFrame(headers, requestEnded && body.nothingPending()));
       writeBody(stream);
     } else { // a hedge: the request is whole, kept, and sent as it is
@@ -308,21 +308,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void tryFailed(H2Try t, String why, String label, Tries.Outcome outcome) {
-    if (t == current) {
-      long nanos = endAttempt();
-      pool.router().failure(t.member(), nanos);
-      observer.attempt(pool.name(), t.member(), label, nanos);
-    } else {
-      hedges.failed(t, label, fw.clock.getAsLong(), observer);
-    }
     failure = why;
-    if (!responseStarted && othersOut()) {
-      return; // another try may still answer
-    }
-    if (responseStarted) {
-      brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
-    } else if (!retry(outcome, why, outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label)) {
-      localAnswer(502, why); // gRPC: UNAVAILABLE with the reason
+    String retryLabel = outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label;
+    switch (course.lost(t, label, outcome, body.replayable(), fw.clock.getAsLong())) {
+      case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
+      case RETRY -> retryNow(retryLabel);
+      case LAST -> localAnswer(502, why); // gRPC: UNAVAILABLE with the reason
+      case MID_ANSWER -> brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
     }
   }
 
@@ -342,27 +334,20 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public boolean answerStarted() {
-    return responseStarted;
+    return course != null && course.phase() == TryCourse.Phase.ANSWERING;
   }
 
   @Override
   public int answerStarts(H2Try t, Http2Headers head) {
-    responseStarted = true;
     long now = fw.clock.getAsLong();
-    deadlines.headReceived(now);
-    if (t != current) { // a hedge answered first: the try it was sent beside loses
-      lostToHedge(now);
-      hedges.won(t, observer);
-      current = t;
-      body.dropPending(); // the hedge was sent the whole request
+    if (t != course.front()) {
+      body.dropPending(); // a hedge answered first: it was sent the whole request
     }
-    if (hedges != null) {
-      hedges.cancelAll("lost", now, observer);
-    }
+    course.answered(t, now); // every other try loses
     if (log != null) {
       log.firstByte(now);
     }
-    pool.requests().latencies().record(now - current.start());
+    pool.requests().latencies().record(now - t.sentAt());
     CharSequence s = head.status();
     status = s == null ? 502 : Integer.parseInt(s.toString());
     return status;
@@ -419,7 +404,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     abort("aborted");
     flag(AccessFlag.SI);
     fw.observer.clientStalled(pool.name(), "h2", "request");
-    if (!responseStarted) {
+    if (!answerStarted()) {
       long ms = pool.requests().idleNanos() / 1_000_000L;
       localAnswer(408, "the client sent none of the rest of its request for " + ms + " ms");
     }
@@ -445,83 +430,49 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     finish(499);
   }
 
-  /** Ends every try still out, the current one as {@code outcome}, and resets their streams. */
+  /**
+   * Ends the try in front as {@code outcome} (not its member's doing) and resets its stream; the
+   * hedges still out end with the stream ({@link #finish}).
+   */
   private void abort(String outcome) {
-    H2Try t = current;
+    H2Try t = course == null ? null : course.endFront();
     if (t != null) {
       t.cancel();
-      observer.attempt(pool.name(), t.member(), outcome, endAttempt());
+      observer.attempt(pool.name(), t.member(), outcome, t.end());
     }
-    if (hedges != null) {
-      hedges.cancelAll("lost", fw.clock.getAsLong(), observer);
-    }
-  }
-
-  /** The current try, when a hedge answered first, is cancelled and noted as the slower one. */
-  private void lostToHedge(long now) {
-    H2Try slow = current;
-    if (slow == null) {
-      return;
-    }
-    slow.cancel();
-    long nanos = endAttempt();
-    pool.router().slowerThan(slow.member(), nanos);
-    // Its time so far is a sample too, or the percentile the hedges wait for would only sink.
-    pool.requests().latencies().record(nanos);
-    observer.attempt(pool.name(), slow.member(), "cancelled", nanos);
-  }
-
-  /** Whether a try other than a failed one is still out (then the oldest is in front now). */
-  private boolean othersOut() {
-    if (current != null) {
-      return true;
-    }
-    if (hedges == null || !hedges.any()) {
-      return false;
-    }
-    deadlines.frontReplaced(hedges.oldest().start());
-    return true;
   }
 
   // ---- what the deadlines (H2StreamTimeouts) need -------------------------------------------
 
   /**
-   * The try the per-try timeout watches (the current one, else the oldest hedge) is given up as its
-   * member's failure ({@code outcome}); its stream reset. Returns whether another try is still out
-   * and may answer.
+   * The try the per-try timeout watches (the one in front, else the oldest hedge) had no answer's
+   * head in time ({@code why}): given up as its member's failure, its stream reset; then another
+   * try may still answer, a retry goes out, or the client gets 504 (gRPC: DEADLINE_EXCEEDED).
    */
-  boolean abandonFront(String outcome) {
-    H2Try t = current;
-    if (t != null) {
-      t.countFailure(outcome);
-      t.cancel();
-      endAttempt();
-    } else if (hedges != null && hedges.any()) {
-      hedges.failed(hedges.oldest(), outcome, fw.clock.getAsLong(), observer);
-    }
-    return !responseStarted && othersOut();
-  }
-
-  /** Every try is given up: the one in front as its member's failure, the rest cancelled. */
-  void abandonAll(String outcome) {
-    abandonFront(outcome);
-    if (hedges != null) {
-      hedges.cancelAll("lost", fw.clock.getAsLong(), observer);
-    }
-  }
-
-  /**
-   * Another try after {@code why}, when the pool's retries allow one ({@code label} for the
-   * metrics): whether it was sent.
-   */
-  boolean retry(Tries.Outcome outcome, String why, String label) {
+  void tryTimedOut(String why) {
     failure = why;
-    if (!tries.shouldRetry(outcome) || !body.restart()) {
-      return false;
+    long now = fw.clock.getAsLong();
+    switch (course.lost(
+        course.watched(), "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
+      case NOT_OUT, OTHER_TRY_OUT -> {} // a hedge sent beside it may still answer in time
+      case RETRY -> retryNow("timeout");
+      case LAST, MID_ANSWER -> timeoutAnswer(why);
     }
+  }
+
+  /** Every try is given up: the one in front as its member's failure, the rest with the stream. */
+  void abandonAll(String outcome) {
+    H2Try t = course.watched();
+    if (t != null) {
+      course.lost(t, outcome, Tries.Outcome.TRY_TIMEOUT, false, fw.clock.getAsLong());
+    }
+  }
+
+  /** Another try goes out, as the course decided ({@code label} for the metrics). */
+  private void retryNow(String label) {
+    body.restart(); // whole, or nothing of it sent: the course asked
     observer.retry(pool.name(), label);
     sendTry();
-    return true;
   }
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
@@ -538,16 +489,17 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   /** The request timeout (or the call's grpc-timeout) passed: the stream ends now. */
   void deadlinePassed() {
     abort("timeout");
+    boolean answering = answerStarted();
     if (log != null) {
       log.flag(AccessFlag.DT);
-      if (!responseStarted) {
+      if (!answering) {
         log.local(null);
       }
     }
     if (grpc) {
-      grpcStatus(!responseStarted, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
+      grpcStatus(!answering, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
       finish(504);
-    } else if (responseStarted) {
+    } else if (answering) {
       resetClient(Http2Error.CANCEL);
     } else {
       long ms = pool.requests().requestNanos() / 1_000_000L;
@@ -587,13 +539,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   /** Ends the current try, if any: returns how long it took. */
   private long endAttempt() {
-    H2Try t = current;
-    if (t == null) {
-      return 0;
-    }
-    long nanos = t.end();
-    current = null;
-    return nanos;
+    H2Try t = course == null ? null : course.endFront();
+    return t == null ? 0 : t.end();
   }
 
   private void finish(int code) {
@@ -604,8 +551,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (timer != null) {
       timer.stop();
     }
-    if (hedges != null) {
-      hedges.cancelAll("lost", fw.clock.getAsLong(), observer);
+    if (course != null) {
+      course.finish(fw.clock.getAsLong()); // hedges still out lose
     }
     if (queueSlot != null) {
       queueSlot.leave();

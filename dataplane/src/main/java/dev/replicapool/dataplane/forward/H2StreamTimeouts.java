@@ -2,7 +2,6 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
-import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import io.netty.handler.codec.http2.Http2Error;
 import java.util.function.Consumer;
@@ -39,20 +38,14 @@ final class H2StreamTimeouts implements Consumer<Deadlines.Due> {
   /** No response headers within the pool's per-try timeout. */
   private void tryTimedOut() {
     Endpoint e = stream.member();
-    if (stream.abandonFront("timeout")) {
-      return; // a hedge sent beside it may still answer in time
-    }
-    String why =
+    stream.tryTimedOut(
         "member "
             + e.address()
             + " of pool "
             + pool.name()
             + " did not answer within "
             + pool.requests().perTryNanos() / 1_000_000L
-            + " ms";
-    if (!stream.retry(Tries.Outcome.TRY_TIMEOUT, why, "timeout")) {
-      stream.timeoutAnswer(why);
-    }
+            + " ms");
   }
 
   /** The member went silent mid-exchange for the idle timeout. */

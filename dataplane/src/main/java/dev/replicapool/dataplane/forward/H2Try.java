@@ -4,6 +4,7 @@ import dev.replicapool.controlplane.load.LoadReport;
 import dev.replicapool.controlplane.load.LoadReports;
 import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
@@ -31,7 +32,7 @@ import io.netty.util.ReferenceCountUtil;
  * (timed out, replaced) drops what its member stream still brings.
  */
 final class H2Try extends ChannelInboundHandlerAdapter
-    implements H2MemberConnections.StreamListener {
+    implements H2MemberConnections.StreamListener, TryCourse.Attempt {
   /** The client stream a try serves. */
   interface Owner {
     /**
@@ -107,7 +108,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
     this.start = start;
   }
 
-  long start() {
+  @Override
+  public long sentAt() {
     return start;
   }
 
@@ -317,9 +319,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
     }
   }
 
-  /** The try is given up: its member stream, if open, is reset (CANCEL). */
+  /** The try is given up: its member stream, if still open, is reset (CANCEL). */
   void cancel() {
-    if (stream != null) {
+    if (stream != null && stream.isActive()) {
       stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     }
   }

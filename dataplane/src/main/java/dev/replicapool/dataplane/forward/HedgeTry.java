@@ -13,12 +13,12 @@ import io.netty.buffer.ByteBuf;
  * Hedges} either hands it to the exchange (its connection and the bytes so far, parsed as the
  * exchange parses any answer) or cancels it. Touched on the client's event loop only.
  */
-final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListener {
+final class HedgeTry implements H1Try, H1Upstream.User, MemberConnections.ConnectListener {
   private static final int MAX_HEAD = 64 * 1024;
 
   private final Hedges hedges;
-  final Endpoint member;
-  final long sentAt;
+  private final Endpoint member;
+  private final long sentAt;
   private H1Upstream upstream;
   private ByteBuf received;
   private boolean done;
@@ -27,6 +27,16 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
     this.hedges = hedges;
     this.member = member;
     this.sentAt = sentAt;
+  }
+
+  @Override
+  public Endpoint member() {
+    return member;
+  }
+
+  @Override
+  public long sentAt() {
+    return sentAt;
   }
 
   @Override
@@ -98,7 +108,8 @@ final class HedgeTry implements H1Upstream.User, MemberConnections.ConnectListen
   }
 
   /** Another try answered first, or the request ended: the hedge's connection is not reused. */
-  void cancel() {
+  @Override
+  public void cancel() {
     done = true;
     if (received != null) {
       received.release();

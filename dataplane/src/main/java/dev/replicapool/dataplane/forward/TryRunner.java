@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
@@ -12,13 +13,14 @@ import dev.replicapool.dataplane.upstream.MemberConnections;
  * The tries of one HTTP/1.x exchange: picks each one's member ({@link Tries}), gets it a connection
  * ({@link MemberLinks}), waits in the pool's queue ({@link QueueSlot}) when every member is full,
  * sends hedges ({@link Hedges}), watches the timeouts ({@link Deadlines}, one {@link
- * DeadlineTimer}), and decides what a try that ends without a usable answer means: a hedge takes
- * its place, another try goes out, a held answer goes out after all, or the client gets the
- * failure.
+ * DeadlineTimer}), and carries out what its {@link TryCourse} decides a try that ends without a
+ * usable answer means: a hedge takes its place, another try goes out, or the client gets the
+ * failure (or a held answer, after all).
  *
  * <p>{@link Http1Exchange} owns it: it starts it, hands it every answer's head and a member that
  * closed before answering, and ends the request when this says so ({@code answer}, {@code ended},
- * {@code giveUp}). Event loop only.
+ * {@code giveUp}). Event loop only. Just over 300 lines with its {@code PrimaryTry}, which reads
+ * the runner's state at each connect; the next step moves the request's life into one exchange.
  */
 final class TryRunner implements QueueSlot.Owner {
   private final Http1Exchange exchange;
@@ -27,6 +29,7 @@ final class TryRunner implements QueueSlot.Owner {
   private final PoolRuntime pool;
   private final Tries tries;
   private final Deadlines deadlines;
+  private final TryCourse<H1Try> course;
   private final DeadlineTimer timer;
   private final FrontTry front;
   private final RequestRelay request;
@@ -60,7 +63,10 @@ final class TryRunner implements QueueSlot.Owner {
     this.front = front;
     this.request = request;
     this.response = response;
-    TryTimeouts timeouts = new TryTimeouts(exchange, this, fw, pool, front, request, response);
+    this.course =
+        new TryCourse<>(
+            tries, deadlines, new PoolMembers(pool, tries), new H1TryAccounts(pool, front));
+    TryTimeouts timeouts = new TryTimeouts(exchange, this, fw, pool, front);
     this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, timeouts);
   }
 
@@ -71,7 +77,7 @@ final class TryRunner implements QueueSlot.Owner {
   void hedgeIfCovered() {
     if (request.bodyless() && tries.hedgeable()) {
       RequestPolicy rp = pool.requests();
-      hedges = new Hedges(fw, pool, tries, deadlines, this, exchange, front, request, response);
+      hedges = new Hedges(fw, pool, course, this, exchange, front, request, response);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
     }
   }
@@ -96,9 +102,11 @@ final class TryRunner implements QueueSlot.Owner {
 
   @Override
   public void startTry(Endpoint e) {
-    deadlines.trySent(front.start(e));
+    PrimaryTry t = new PrimaryTry(e, fw.clock.getAsLong());
+    front.start(t);
+    course.sent(t);
     timer.arm();
-    MemberLinks.open(fw, client.eventLoop(), pool, e, new PrimaryConnect(e));
+    MemberLinks.open(fw, client.eventLoop(), pool, e, t);
   }
 
   private void noMemberForTry() {
@@ -113,17 +121,36 @@ final class TryRunner implements QueueSlot.Owner {
     }
   }
 
-  /** The connection of the try in front; one that comes after its try was given up is not used. */
-  private final class PrimaryConnect implements MemberConnections.ConnectListener {
+  /**
+   * A primary try (the first, or a retry; not a hedge), until its member's connection is the
+   * request's ({@link RequestRelay}); a connection that comes after its try was given up is not
+   * used.
+   */
+  private final class PrimaryTry implements H1Try, MemberConnections.ConnectListener {
     private final Endpoint member;
+    private final long sentAt;
 
-    PrimaryConnect(Endpoint member) {
+    PrimaryTry(Endpoint member, long sentAt) {
       this.member = member;
+      this.sentAt = sentAt;
     }
 
     @Override
+    public Endpoint member() {
+      return member;
+    }
+
+    @Override
+    public long sentAt() {
+      return sentAt;
+    }
+
+    @Override
+    public void cancel() {} // its connection, once there, is the request's to drop
+
+    @Override
     public void connected(H1Upstream c) {
-      if (exchange.finished() || front.member() != member || request.hasConnection()) {
+      if (exchange.finished() || course.front() != this || request.hasConnection()) {
         c.release(); // given up meanwhile: nothing was written
         return;
       }
@@ -133,25 +160,11 @@ final class TryRunner implements QueueSlot.Owner {
 
     @Override
     public void failed(Throwable cause) {
-      if (!exchange.finished() && front.member() == member && !request.hasConnection()) {
-        connectFailed();
+      if (!exchange.finished() && course.front() == this && !request.hasConnection()) {
+        failureStatus = 502;
+        failureMessage = front.about(member, "is unreachable");
+        lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
       }
-    }
-  }
-
-  private void connectFailed() {
-    Endpoint e = front.failed("connect_failure");
-    failureStatus = 502;
-    failureMessage = front.about(e, "is unreachable");
-    if (hedgesInFlight()) {
-      hedges.frontIsHedge();
-    } else if (tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE)) {
-      front.observer().retry(pool.name(), "connect_failure");
-      sendTry();
-    } else if (response.hasHeld()) {
-      sendHeld();
-    } else {
-      exchange.answer(502, failureMessage);
     }
   }
 
@@ -163,8 +176,10 @@ final class TryRunner implements QueueSlot.Owner {
    */
   boolean answerHead(int status) {
     long now = fw.clock.getAsLong();
-    deadlines.headReceived(now);
-    cancelHedges("lost");
+    H1Try t = course.front();
+    if (t != null) {
+      course.answered(t, now); // the hedges still out lose
+    }
     front.answered(now, status);
     return tries.wouldRetryAnswer(status)
         && pool.router().endpoints().size() > tries.tried().size();
@@ -188,41 +203,66 @@ final class TryRunner implements QueueSlot.Owner {
 
   /** The member closed before any of its answer went to the client. */
   void closedBeforeAnswer() {
-    Endpoint e = front.failed("reset");
+    H1Try t = course.front();
     failureStatus = 502;
-    failureMessage = front.about(e, "closed the connection");
+    failureMessage = front.about(t == null ? front.member() : t.member(), "closed the connection");
     if (response.stopHolding()) {
+      front.failed("reset"); // its held answer was cut: it goes out as far as it came
       sendHeld();
       return;
     }
     response.dropPartialHead();
     if (request.closedUnprocessed()) {
-      tryLost(request.retryable(), Tries.Outcome.UNPROCESSED, "unprocessed");
+      lost(t, "reset", Tries.Outcome.UNPROCESSED, request.retryable(), "unprocessed");
     } else {
-      tryLost(request.retryable(), Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
+      lost(t, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, request.retryable(), "reset");
     }
   }
 
-  /**
-   * The try in front is gone without an answer, with {@code status} and {@code message} for the
-   * client if no other try answers: the oldest hedge takes its place, another try goes out when the
-   * request can be sent again ({@code retryable}), else the client gets them.
-   */
-  void lost(int status, String message, boolean retryable, Tries.Outcome outcome, String label) {
-    failureStatus = status;
-    failureMessage = message;
-    tryLost(retryable, outcome, label);
+  /** The try in front, else the oldest hedge, had no answer's head within the per-try timeout. */
+  void tryTimedOut() {
+    H1Try t = course.watched();
+    if (t == null) {
+      return;
+    }
+    long ms = pool.requests().perTryNanos() / 1_000_000L;
+    failureStatus = 504;
+    failureMessage = front.about(t.member(), "did not answer within " + ms + " ms");
+    if (t == course.front()) {
+      request.dropConnection();
+      response.dropPartialHead();
+    }
+    lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, request.retryable(), "timeout");
   }
 
-  private void tryLost(boolean retryable, Tries.Outcome outcome, String label) {
-    if (hedgesInFlight()) {
-      hedges.frontIsHedge();
-    } else if (retryable && tries.shouldRetry(outcome)) {
-      response.reset();
-      front.observer().retry(pool.name(), label);
-      sendTry();
-    } else {
-      exchange.answer(failureStatus, failureMessage);
+  /** A hedge failed ({@code outcome}, {@code label}) before any answer. */
+  void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
+    failureStatus = 502;
+    failureMessage = front.about(h.member(), "failed");
+    lost(h, label, outcome, true, label); // a hedged request has no body: it can go again
+  }
+
+  /**
+   * Try {@code t} is lost without an answer ({@code label} for its attempt, {@code retryLabel} for
+   * a retry's metric): what its course says follows; the failure noted before goes to the client
+   * when it was the last try.
+   */
+  private void lost(
+      H1Try t, String label, Tries.Outcome outcome, boolean replayable, String retryLabel) {
+    switch (course.lost(t, label, outcome, replayable, fw.clock.getAsLong())) {
+      case NOT_OUT, OTHER_TRY_OUT, MID_ANSWER -> {}
+      case RETRY -> {
+        response.reset();
+        front.observer().retry(pool.name(), retryLabel);
+        sendTry();
+      }
+      case LAST -> {
+        if (outcome == Tries.Outcome.CONNECT_FAILURE && response.hasHeld()) {
+          sendHeld();
+        } else {
+          exchange.answer(failureStatus, failureMessage);
+        }
+      }
     }
   }
 
@@ -240,11 +280,6 @@ final class TryRunner implements QueueSlot.Owner {
     hedges.send(client.eventLoop(), now);
   }
 
-  /** The oldest hedge, in front, had no answer's head in time; returns its member. */
-  Endpoint hedgeInFrontTimedOut(long now) {
-    return hedges.frontTimedOut(now);
-  }
-
   /** A deadline may have moved earlier: the timer looks no later than it. */
   void armTimer() {
     timer.arm();
@@ -253,16 +288,6 @@ final class TryRunner implements QueueSlot.Owner {
   /** The answer is complete or the request ends: no timeout applies any more. */
   void stopTimer() {
     timer.stop();
-  }
-
-  private boolean hedgesInFlight() {
-    return hedges != null && hedges.any();
-  }
-
-  private void cancelHedges(String outcome) {
-    if (hedges != null) {
-      hedges.cancelAll(outcome);
-    }
   }
 
   // ---- the in-flight limit ----------------------------------------------------------------------
@@ -280,7 +305,7 @@ final class TryRunner implements QueueSlot.Owner {
   /** The request ended: the timer stops, hedges still out lose, its queue place is given up. */
   void finish() {
     timer.stop();
-    cancelHedges("lost");
+    course.finish(fw.clock.getAsLong()); // hedges still out lose
     if (queueSlot != null) {
       queueSlot.leave();
     }

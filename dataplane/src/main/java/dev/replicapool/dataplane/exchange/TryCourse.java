@@ -1,0 +1,250 @@
+package dev.replicapool.dataplane.exchange;
+
+import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.routing.Endpoint;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The tries of one request that are out, whatever the client's or the member's protocol: the one in
+ * front (whose answer the client is to get) and the hedges sent beside it, oldest first; and what
+ * each event on them means for the request: a hedge due goes out or not, the first answer's head
+ * wins and every other try loses, a try lost without an answer is replaced by the oldest hedge, by
+ * a retry when the request may be sent again, or is the last one. The HTTP/1.x exchange and the
+ * HTTP/2 stream both keep their tries here, so the two follow one set of rules.
+ *
+ * <p>Plain Java on the request's event loop: no I/O, no clock of its own (times come with the
+ * events). The bytes of a try (its connection, its stream) stay with the protocol's attempt object
+ * {@code T}; what a try's end costs (its member's slot, the balancer, the metrics) is {@link
+ * Accounts}'s.
+ */
+public final class TryCourse<T extends TryCourse.Attempt> {
+  /** One try: to one member, sent at one time. */
+  public interface Attempt {
+    /** When it was sent (nanoseconds of the data plane's clock). */
+    long sentAt();
+  }
+
+  /** Where the members of new tries come from: the pool's balancer, through {@link Tries}. */
+  public interface Members {
+    /** How many members could take a request at all now. */
+    int routable();
+
+    /** The member for another try, counted in flight on it; null when none may take it. */
+    Endpoint next();
+  }
+
+  /** What the course's decisions cost outside it: the protocol's own accounts. */
+  public interface Accounts<T> {
+    /** A hedge is counted under {@code outcome}: sent, denied, won, failed, lost. */
+    void hedge(String outcome);
+
+    /**
+     * Try {@code t} is over without carrying the answer ({@code end}, {@code label} for its
+     * attempt's metric): its bytes are dropped, its member's slot freed, a failure counted against
+     * the member when it {@link End#FAILED}.
+     */
+    void ended(T t, End end, String label, long now);
+  }
+
+  /** How a try that does not carry the answer ends. */
+  public enum End {
+    /** Its member failed it: refused, reset, no answer in time. */
+    FAILED,
+    /** Another try answered first while it waited: its time so far is a latency sample. */
+    SLOWER,
+    /** Not needed any more: another try's answer went out, or the request ended. */
+    CANCELLED
+  }
+
+  /** Where the request is in its life. */
+  public enum Phase {
+    /** No try is out: before the first, between a lost try and its retry, or in the queue. */
+    WAITING,
+    /** Tries are out, none has answered yet. */
+    TRYING,
+    /** One try's answer is going to the client: the other tries are gone. */
+    ANSWERING,
+    /** The request ended; nothing is out. */
+    DONE
+  }
+
+  /** What a try lost without its answer means for the request. */
+  public enum AfterLoss {
+    /** It was not out (any more): nothing changes. */
+    NOT_OUT,
+    /** A hedge is still out and may answer; the oldest is in front now. */
+    OTHER_TRY_OUT,
+    /** Another try goes out (counted by {@link Tries}): the request may be sent again. */
+    RETRY,
+    /** It was the last try the request gets: the client gets the failure (or a held answer). */
+    LAST,
+    /** Its answer had started going to the client: the client's answer breaks. */
+    MID_ANSWER
+  }
+
+  private final Tries tries;
+  private final Deadlines deadlines;
+  private final Members members;
+  private final Accounts<T> accounts;
+  private final ArrayList<T> hedges = new ArrayList<>(2);
+  private T front;
+  private Phase phase = Phase.WAITING;
+
+  public TryCourse(Tries tries, Deadlines deadlines, Members members, Accounts<T> accounts) {
+    this.tries = tries;
+    this.deadlines = deadlines;
+    this.members = members;
+    this.accounts = accounts;
+  }
+
+  public Phase phase() {
+    return phase;
+  }
+
+  /** The try whose answer the client is to get; null when only hedges (or nothing) are out. */
+  public T front() {
+    return front;
+  }
+
+  /** The try the per-try timeout watches: the one in front, else the oldest hedge; or null. */
+  public T watched() {
+    return front != null ? front : hedges.isEmpty() ? null : hedges.get(0);
+  }
+
+  /** The hedges out, oldest first (a copy). */
+  public List<T> hedges() {
+    return List.copyOf(hedges);
+  }
+
+  /** Whether {@code t} counts: in front, or a hedge out while no answer has started. */
+  public boolean carries(T t) {
+    return phase != Phase.DONE && (t == front || (phase == Phase.TRYING && hedges.contains(t)));
+  }
+
+  /** A try ({@code t}) goes out in front: the first, or a retry. */
+  public void sent(T t) {
+    front = t;
+    phase = Phase.TRYING;
+    deadlines.trySent(t.sentAt());
+  }
+
+  /**
+   * A hedge is due at {@code now}: returns the try {@code newTry} makes for a member not tried yet,
+   * out beside the others, or null when none may go, and then no other will (no member left, the
+   * retry budget spent, an answer already started).
+   */
+  public T hedgeDue(long now, Function<Endpoint, T> newTry) {
+    if (phase != Phase.TRYING || !tries.hedgeable()) {
+      deadlines.stopHedging();
+      return null;
+    }
+    if (members.routable() <= tries.tried().size()) {
+      deadlines.stopHedging(); // no member left to hedge on
+      return null;
+    }
+    if (!tries.mayHedge()) {
+      deadlines.stopHedging();
+      accounts.hedge("denied");
+      return null;
+    }
+    Endpoint e = members.next();
+    if (e == null) {
+      deadlines.stopHedging();
+      return null;
+    }
+    T h = newTry.apply(e);
+    hedges.add(h);
+    deadlines.hedgeSent(now);
+    accounts.hedge("sent");
+    return h;
+  }
+
+  /**
+   * Try {@code t}'s member sent its answer's head at {@code now}: it carries the answer, every
+   * other try loses (the one in front, if {@code t} is a hedge, as the slower one). Returns the try
+   * it replaced in front, or null when it was in front already.
+   */
+  public T answered(T t, long now) {
+    deadlines.headReceived(now);
+    phase = Phase.ANSWERING;
+    T replaced = null;
+    if (t != front) {
+      hedges.remove(t);
+      replaced = front;
+      if (replaced != null) {
+        accounts.ended(replaced, End.SLOWER, "cancelled", now);
+      }
+      accounts.hedge("won");
+      front = t;
+    }
+    cancelHedges(now);
+    return replaced;
+  }
+
+  /**
+   * Try {@code t} is lost without an answer at {@code now} ({@code label} for the metrics): its
+   * member failed it. {@code outcome} says what it may have done, {@code replayable} whether the
+   * request can still be sent as it was (a try that sent nothing needs no replay); together with
+   * the pool's retries ({@link Tries}) they decide whether another try goes out.
+   */
+  public AfterLoss lost(T t, String label, Tries.Outcome outcome, boolean replayable, long now) {
+    if (!carries(t)) {
+      return AfterLoss.NOT_OUT;
+    }
+    boolean inFront = t == front;
+    if (inFront) {
+      front = null;
+    } else {
+      hedges.remove(t);
+      accounts.hedge("failed");
+    }
+    accounts.ended(t, End.FAILED, label, now);
+    if (phase == Phase.ANSWERING) {
+      return AfterLoss.MID_ANSWER; // the request ends with its broken answer
+    }
+    if (front != null) {
+      return AfterLoss.OTHER_TRY_OUT; // a hedge failed beside the waiting try
+    }
+    if (!hedges.isEmpty()) {
+      deadlines.frontReplaced(hedges.get(0).sentAt());
+      return AfterLoss.OTHER_TRY_OUT;
+    }
+    phase = Phase.WAITING;
+    // A try that sent nothing leaves the request as it was; any other needs it whole.
+    boolean canResend = replayable || outcome == Tries.Outcome.CONNECT_FAILURE;
+    if (canResend && tries.shouldRetry(outcome)) {
+      return AfterLoss.RETRY;
+    }
+    return AfterLoss.LAST;
+  }
+
+  /**
+   * The try in front carried its answer to the end, or was given up by the request itself (the
+   * client left, the request's time ran out): returns it, no longer out, for its own accounts.
+   */
+  public T endFront() {
+    T t = front;
+    front = null;
+    return t;
+  }
+
+  /** The request ends at {@code now}: every hedge still out is cancelled. */
+  public void finish(long now) {
+    phase = Phase.DONE;
+    cancelHedges(now);
+  }
+
+  private void cancelHedges(long now) {
+    if (hedges.isEmpty()) {
+      return;
+    }
+    for (T h : hedges) {
+      accounts.ended(h, End.CANCELLED, "cancelled", now);
+      accounts.hedge("lost");
+    }
+    hedges.clear();
+  }
+}
