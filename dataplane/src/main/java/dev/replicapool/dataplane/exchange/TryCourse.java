@@ -89,7 +89,10 @@ public final class TryCourse<T extends TryCourse.Attempt> {
   private final Deadlines deadlines;
   private final Members members;
   private final Accounts<T> accounts;
-  private final ArrayList<T> hedges = new ArrayList<>(2);
+
+  /** The hedges out, oldest first; null until the first (most requests are never hedged). */
+  private ArrayList<T> hedges;
+
   private T front;
   private Phase phase = Phase.WAITING;
 
@@ -111,17 +114,20 @@ public final class TryCourse<T extends TryCourse.Attempt> {
 
   /** The try the per-try timeout watches: the one in front, else the oldest hedge; or null. */
   public T watched() {
-    return front != null ? front : hedges.isEmpty() ? null : hedges.get(0);
+    return front != null ? front : hedgesOut() ? hedges.get(0) : null;
   }
 
   /** The hedges out, oldest first (a copy). */
   public List<T> hedges() {
-    return List.copyOf(hedges);
+    return hedges == null ? List.of() : List.copyOf(hedges);
   }
 
   /** Whether {@code t} counts: in front, or a hedge out while no answer has started. */
   public boolean carries(T t) {
-    return phase != Phase.DONE && (t == front || (phase == Phase.TRYING && hedges.contains(t)));
+    if (t == null || phase == Phase.DONE) {
+      return false;
+    }
+    return t == front || (phase == Phase.TRYING && hedges != null && hedges.contains(t));
   }
 
   /** A try ({@code t}) goes out in front: the first, or a retry. */
@@ -156,6 +162,9 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       return null;
     }
     T h = newTry.apply(e);
+    if (hedges == null) {
+      hedges = new ArrayList<>(2);
+    }
     hedges.add(h);
     deadlines.hedgeSent(now);
     accounts.hedge("sent");
@@ -172,7 +181,9 @@ public final class TryCourse<T extends TryCourse.Attempt> {
     phase = Phase.ANSWERING;
     T replaced = null;
     if (t != front) {
-      hedges.remove(t);
+      if (hedges != null) {
+        hedges.remove(t);
+      }
       replaced = front;
       if (replaced != null) {
         accounts.ended(replaced, End.SLOWER, "cancelled", now);
@@ -208,7 +219,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
     if (front != null) {
       return AfterLoss.OTHER_TRY_OUT; // a hedge failed beside the waiting try
     }
-    if (!hedges.isEmpty()) {
+    if (hedgesOut()) {
       deadlines.frontReplaced(hedges.get(0).sentAt());
       return AfterLoss.OTHER_TRY_OUT;
     }
@@ -237,8 +248,12 @@ public final class TryCourse<T extends TryCourse.Attempt> {
     cancelHedges(now);
   }
 
+  private boolean hedgesOut() {
+    return hedges != null && !hedges.isEmpty();
+  }
+
   private void cancelHedges(long now) {
-    if (hedges.isEmpty()) {
+    if (!hedgesOut()) {
       return;
     }
     for (T h : hedges) {

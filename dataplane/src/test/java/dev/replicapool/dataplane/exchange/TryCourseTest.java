@@ -318,4 +318,16 @@ class TryCourseTest {
         .isEqualTo(AfterLoss.NOT_OUT);
     assertThat(hedge(c)).isNull();
   }
+
+  @Test
+  void noTryIsOutWhileTheRequestWaitsForOne() {
+    TryCourse<FakeTry> c = course(false, true, 1);
+    assertThat(c.carries(null)).isFalse();
+    assertThat(c.watched()).isNull();
+    assertThat(c.lost(null, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, now))
+        .as("the try in front was already lost: nothing to lose")
+        .isEqualTo(AfterLoss.NOT_OUT);
+    assertThat(c.hedges()).isEmpty();
+    assertThat(accounts).isEmpty();
+  }
 }
