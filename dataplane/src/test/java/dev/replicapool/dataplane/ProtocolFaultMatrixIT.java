@@ -35,7 +35,8 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
     REFUSED("connection refused"),
     CLOSE_ON_ACCEPT("crash before reading"),
     CRASH_AFTER_READ("crash after reading"),
-    ANSWER_503("503 answer");
+    ANSWER_503("503 answer"),
+    ANSWER_503_RETRIED("503 answer, pool retries idempotent 5xx");
 
     final String label;
 
@@ -56,12 +57,13 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
       // every request here is kept whole (bodies of 3,000 bytes, below the 64 KiB kept)
       case CLOSE_ON_ACCEPT, CRASH_AFTER_READ -> cell.idempotent();
       case ANSWER_503 -> false; // retry.retryIdempotentOn5xx is off by default
+      case ANSWER_503_RETRIED -> cell.idempotent(); // answered: sent again only when safe
     };
   }
 
   /** Whether the faulty member reads the request. */
   static boolean faultyReads(Cell<Fault> cell) {
-    return cell.fault() == Fault.CRASH_AFTER_READ || cell.fault() == Fault.ANSWER_503;
+    return cell.fault() != Fault.REFUSED && cell.fault() != Fault.CLOSE_ON_ACCEPT;
   }
 
   // A cell the data plane fails today is left out here, with a comment "// fails today: <what
@@ -101,6 +103,9 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
               .member(answering.snapshot(0.1));
       if (cell.named()) {
         b.idempotent(List.of("POST"), List.of("/replicapool.test.Echo/*"));
+      }
+      if (cell.fault() == Fault.ANSWER_503_RETRIED) {
+        b.retryOn5xx();
       }
       publish(b);
 
@@ -143,6 +148,8 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
         assertThat(retries).as("%s", cell).containsExactly("connect_failure");
       } else if (cell.fault() == Fault.CRASH_AFTER_READ) {
         assertThat(retries).as("%s", cell).containsExactly("reset");
+      } else if (cell.fault() == Fault.ANSWER_503_RETRIED) {
+        assertThat(retries).as("%s", cell).containsExactly("status_503");
       } else {
         assertThat(retries).as("%s", cell).hasSize(1).isSubsetOf("connect_failure", "reset");
       }
@@ -159,6 +166,8 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
     if (cell.client() == Client.GRPC) {
       return "UNAVAILABLE";
     }
-    return cell.fault() == Fault.ANSWER_503 ? "503" : "502";
+    return cell.fault() == Fault.ANSWER_503 || cell.fault() == Fault.ANSWER_503_RETRIED
+        ? "503"
+        : "502";
   }
 }

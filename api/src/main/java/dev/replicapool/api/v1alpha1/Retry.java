@@ -21,8 +21,10 @@ public class Retry {
   public Integer connectFailureRetries = 1;
 
   @JsonPropertyDescription(
-      "Also retry idempotent requests without a body (GET, HEAD, OPTIONS and those"
-          + " routing.idempotent names) once on a 502 or 503. Default false.")
+      "Also send idempotent requests (GET, HEAD, OPTIONS and the methods and gRPC calls"
+          + " routing.idempotent names) to another member once when one answers 502 or 503,"
+          + " if the proxy still has the whole request (bodies up to 64 KiB are kept). Default"
+          + " false.")
   @Default("false")
   public Boolean retryIdempotentOn5xx = false;
 

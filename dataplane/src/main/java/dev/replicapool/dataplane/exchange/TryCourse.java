@@ -12,8 +12,9 @@ import java.util.function.Function;
  * front (whose answer the client is to get) and the hedges sent beside it, oldest first; and what
  * each event on them means for the request: a hedge due goes out or not, the first answer's head
  * wins and every other try loses, a try lost without an answer is replaced by the oldest hedge, by
- * a retry when the request may be sent again, or is the last one. The HTTP/1.x exchange and the
- * HTTP/2 stream both keep their tries here, so the two follow one set of rules.
+ * a retry when the request may be sent again, or is the last one; a member's 502 or 503 is replaced
+ * by a retry when the pool allows it. The HTTP/1.x exchange and the HTTP/2 stream both keep their
+ * tries here, so the two follow one set of rules.
  *
  * <p>Plain Java on the request's event loop: no I/O, no clock of its own (times come with the
  * events). The bytes of a try (its connection, its stream) stay with the protocol's attempt object
@@ -193,6 +194,32 @@ public final class TryCourse<T extends TryCourse.Attempt> {
     }
     cancelHedges(now);
     return replaced;
+  }
+
+  /**
+   * Try {@code t}'s member answered {@code status} before any of its answer went to the client:
+   * whether another member gets the request instead ({@link Tries#wouldRetryAnswer}: a 502 or 503,
+   * once, for a request the pool's members may receive twice, with the pool's {@code
+   * retryIdempotentOn5xx}), paid from the retry budget. Only while {@code t} is the one try out, a
+   * member not tried yet is left and the request can be sent again as it was ({@code replayable}).
+   * When it is, {@code t} is over (its answer dropped, counted as its member's failure) and the
+   * caller sends the retry.
+   */
+  public boolean answerReplaced(T t, int status, boolean replayable, long now) {
+    boolean mayReplace =
+        phase == Phase.TRYING
+            && t == front
+            && !hedgesOut()
+            && replayable
+            && tries.wouldRetryAnswer(status)
+            && members.routable() > tries.tried().size();
+    if (!mayReplace || !tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
+      return false;
+    }
+    front = null;
+    phase = Phase.WAITING;
+    accounts.ended(t, End.FAILED, "5xx", now);
+    return true;
   }
 
   /**

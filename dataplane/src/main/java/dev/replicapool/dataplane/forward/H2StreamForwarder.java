@@ -338,6 +338,16 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   @Override
+  public boolean answerReplaced(H2Try t, int status) {
+    if (!course.answerReplaced(t, status, body.replayable(), fw.clock.getAsLong())) {
+      return false;
+    }
+    failure = "member " + t.member().address() + " of pool " + pool.name() + " answered " + status;
+    retryNow("status_" + status);
+    return true;
+  }
+
+  @Override
   public int answerStarts(H2Try t, Http2Headers head) {
     long now = fw.clock.getAsLong();
     if (t != course.front()) {

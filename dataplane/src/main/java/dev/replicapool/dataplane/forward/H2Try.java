@@ -55,6 +55,12 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
     boolean answerStarted();
 
+    /**
+     * Try {@code t}'s member answered {@code status} (5xx), none of it passed on yet: whether
+     * another try replaces that answer (then {@code t} is over and drops the rest of it).
+     */
+    boolean answerReplaced(H2Try t, int status);
+
     /** Try {@code t}'s member sent its response head: its answer starts; returns its status. */
     int answerStarts(H2Try t, Http2Headers head);
 
@@ -210,6 +216,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
     reported(head);
     boolean failedCall = h.isEndStream() && grpcUnavailable(head);
     if (!owner.answerStarted()) {
+      if (!failedCall && replaced(head)) {
+        return; // another member gets the request: this answer goes nowhere
+      }
       int status = owner.answerStarts(this, head);
       if (!failedCall) {
         countResult(status >= 500, status);
@@ -229,6 +238,17 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (h.isEndStream()) {
       owner.ended();
     }
+  }
+
+  /** Whether the member's 5xx answer ({@code head}) is replaced by another try's. */
+  private boolean replaced(Http2Headers head) {
+    CharSequence s = head.status();
+    if (s == null || s.length() != 3 || s.charAt(0) != '5') {
+      return false;
+    }
+    int tens = Character.digit(s.charAt(1), 10);
+    int ones = Character.digit(s.charAt(2), 10);
+    return tens >= 0 && ones >= 0 && owner.answerReplaced(this, 500 + tens * 10 + ones);
   }
 
   /**

@@ -88,7 +88,11 @@ class TryCourseTest {
   }
 
   TryCourse<FakeTry> course(RequestPolicy rp, boolean idempotent, int retries) {
-    tries = new Tries(new RetryPolicy(retries, false), rp, idempotent, true);
+    return course(rp, idempotent, new RetryPolicy(retries, false));
+  }
+
+  TryCourse<FakeTry> course(RequestPolicy rp, boolean idempotent, RetryPolicy retry) {
+    tries = new Tries(retry, rp, idempotent, true);
     deadlines = new Deadlines(now, 0, rp.perTryNanos(), 0);
     if (tries.hedgeable()) {
       deadlines.hedging(2, 20 * MS);
@@ -329,5 +333,34 @@ class TryCourseTest {
         .isEqualTo(AfterLoss.NOT_OUT);
     assertThat(c.hedges()).isEmpty();
     assertThat(accounts).isEmpty();
+  }
+
+  @Test
+  void aRetryReplacesA503OnlyWhenThePoolRetriesIdempotent5xxAndAMemberIsLeft() {
+    TryCourse<FakeTry> off = course(requests(false, 20, 10), true, new RetryPolicy(1, false));
+    FakeTry a = first(off);
+    assertThat(off.answerReplaced(a, 503, true, now)).as("retryIdempotentOn5xx off").isFalse();
+    assertThat(off.front()).isSameAs(a);
+
+    TryCourse<FakeTry> on = course(requests(false, 20, 10), true, new RetryPolicy(1, true));
+    FakeTry b = first(on);
+    assertThat(on.answerReplaced(b, 500, true, now)).as("only 502 and 503").isFalse();
+    assertThat(on.answerReplaced(b, 503, false, now)).as("its body is gone").isFalse();
+    assertThat(on.answerReplaced(b, 503, true, now)).isTrue();
+    assertThat(on.phase()).isEqualTo(Phase.WAITING);
+    assertThat(on.carries(b)).isFalse();
+    assertThat(accounts).containsExactly("first FAILED 5xx");
+    FakeTry c = new FakeTry("retry", now);
+    on.sent(c);
+    assertThat(on.answerReplaced(c, 503, true, now)).as("once per request").isFalse();
+
+    TryCourse<FakeTry> post = course(requests(false, 20, 10), false, new RetryPolicy(1, true));
+    assertThat(post.answerReplaced(first(post), 503, true, now)).as("not safe to repeat").isFalse();
+
+    TryCourse<FakeTry> alone = course(requests(false, 20, 10), true, new RetryPolicy(1, true));
+    routable = 0;
+    assertThat(alone.answerReplaced(first(alone), 503, true, now))
+        .as("no member left to ask")
+        .isFalse();
   }
 }
