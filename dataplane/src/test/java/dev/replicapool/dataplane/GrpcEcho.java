@@ -57,6 +57,12 @@ final class GrpcEcho {
   /** How long a unary call waits before its answer (a stalled member), 0 for none. */
   volatile long unaryDelayMillis;
 
+  /** Every client stream this server read to its end, its messages joined. */
+  final List<String> clientStreamsReceived = new CopyOnWriteArrayList<>();
+
+  /** How long a client-streaming call waits after its last message before its answer. */
+  volatile long clientStreamDelayMillis;
+
   /** Unary calls whose caller cancelled them while they waited. */
   final AtomicInteger cancelled = new AtomicInteger();
 
@@ -107,8 +113,14 @@ final class GrpcEcho {
 
                           @Override
                           public void onCompleted() {
-                            out.onNext(name + ":" + all);
-                            out.onCompleted();
+                            clientStreamsReceived.add(all.toString());
+                            delays.schedule(
+                                () -> {
+                                  out.onNext(name + ":" + all);
+                                  out.onCompleted();
+                                },
+                                clientStreamDelayMillis,
+                                TimeUnit.MILLISECONDS);
                           }
                         }))
             .addMethod(

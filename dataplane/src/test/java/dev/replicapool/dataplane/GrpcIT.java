@@ -227,6 +227,47 @@ class GrpcIT extends DataPlaneTestBase {
   }
 
   @Test
+  void aClientStreamIsHedgedOnceItsLastMessageIsInAndTheFirstAnswerWins() throws Exception {
+    GrpcEcho slow = server("slow");
+    slow.clientStreamDelayMillis = 5_000;
+    GrpcEcho fast = server("fast");
+    startDataPlane();
+    pool(
+        SnapshotBuilder.pool("shop/echo")
+            .policy(RoutingPolicy.RoundRobin)
+            .hedgeAfterMillis(30, 1)
+            .idempotent(List.of(), List.of("/replicapool.test.Echo/*")),
+        slow,
+        fast);
+    // Round-robin over two members: of four calls, two go to the stalled one first.
+    for (int i = 0; i < 4; i++) {
+      CompletableFuture<String> answer = new CompletableFuture<>();
+      StreamObserver<String> up =
+          ClientCalls.asyncClientStreamingCall(
+              channel.newCall(GrpcEcho.CLIENT_STREAM, CallOptions.DEFAULT), observer(answer, null));
+      for (String m : List.of("s" + i + "a;", "s" + i + "b;", "s" + i + "c;")) {
+        up.onNext(m);
+        Thread.sleep(40); // the workload: a client whose messages come slower than the hedge delay
+      }
+      long ended = System.nanoTime();
+      up.onCompleted();
+      assertThat(answer.get(10, TimeUnit.SECONDS))
+          .isEqualTo("fast:s" + i + "a;s" + i + "b;s" + i + "c;");
+      assertThat((System.nanoTime() - ended) / 1_000_000L)
+          .as("call %d: answered without waiting out the stalled member", i)
+          .isLessThan(2_000);
+    }
+    assertThat(slow.clientStreamsReceived)
+        .as("the stalled member got its share first")
+        .hasSizeGreaterThanOrEqualTo(2);
+    // The hedge, 30 ms after the stream's end, carried all of it, every message once, in order.
+    assertThat(fast.clientStreamsReceived)
+        .hasSize(4)
+        .allMatch(m -> m.matches("s\\da;s\\db;s\\dc;"));
+    assertThat(metric("replicapool_hedges_total", "outcome=\"won\"")).isEqualTo(2.0);
+  }
+
+  @Test
   void aCallThePoolDoesNotNameIsNeverHedged() throws Exception {
     GrpcEcho slow = server("slow");
     slow.unaryDelayMillis = 200;

@@ -26,7 +26,8 @@ import java.util.List;
     reason = "FieldValueInvalid")
 public class Hedging {
   @JsonPropertyDescription(
-      "Send a hedge when a try has no answer's head this long after it was sent. Default: none"
+      "Send a hedge when a try has no answer's head this long after it had the whole request"
+          + " (a request's body still coming is not hedged). Default: none"
           + " (exactly one of delayMillis and delayPercentile is required). Milliseconds.")
   @Min(1)
   @Max(60_000)

@@ -122,7 +122,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (log != null && f instanceof Http2DataFrame d) {
       log.bytesIn(d.content().readableBytes());
     }
-    if (H2Frames.endsStream(f)) {
+    boolean ends = H2Frames.endsStream(f);
+    if (ends) {
       requestEnded = true;
     }
     deadlines.clientSent(fw.clock.getAsLong(), requestEnded);
@@ -132,6 +133,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     Http2StreamChannel upstream = upstream();
     if (upstream != null) {
       writeBody(upstream);
+    }
+    if (ends) {
+      timer.arm(); // a hedge that waited for the whole request may be due now
     }
   }
 
@@ -261,13 +265,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   /**
-   * A hedge is due: another member gets the request beside the try still waiting, when the whole
-   * request is here and kept (a body still coming streams to one member only).
+   * A hedge is due: another member gets the request beside the try still waiting. Only once the
+   * whole request is here ({@link Deadlines} waits for it) and kept ({@link Tries#hedgeable}).
    */
   void hedgeDue() {
     if (!requestEnded) {
-      deadlines.stopHedging();
-      return;
+      return; // not due before the request's end (Deadlines), which re-arms the timer
     }
     long now = fw.clock.getAsLong();
     H2Try h = course.hedgeDue(now, e -> newTry(e, now));

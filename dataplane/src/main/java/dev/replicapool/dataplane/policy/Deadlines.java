@@ -139,8 +139,10 @@ public final class Deadlines {
     if (lastActivity != NEVER) {
       lastActivity = now; // on their way to the member: its silence counts from here
     }
-    if (last) {
+    if (last && requestOwed) {
       requestOwed = false;
+      // A member cannot answer before it has the request: a hedge's delay counts from its end.
+      lastSentAt = lastSentAt == NEVER ? NEVER : Math.max(lastSentAt, now);
     }
   }
 
@@ -190,10 +192,19 @@ public final class Deadlines {
       // Bytes either way keep an exchange whose request is still coming alive (a long upload).
       return clientSilent() ? Due.CLIENT_SILENT : Due.IDLE;
     }
-    if (waitingHead && hedgesLeft > 0 && now - lastSentAt >= hedgeDelayNanos) {
+    if (hedgeWaits() && now - lastSentAt >= hedgeDelayNanos) {
       return Due.HEDGE;
     }
     return Due.NONE;
+  }
+
+  /**
+   * Whether a hedge is to follow once its delay passed: tries wait for an answer's head, hedges are
+   * left, and the whole request is here (a hedge is sent all of it at once; for a request whose
+   * body came after its try went out, the delay counts from the body's end).
+   */
+  private boolean hedgeWaits() {
+    return waitingHead && hedgesLeft > 0 && !requestOwed;
   }
 
   /** The member may be waiting for the client: it owes the rest and nothing holds it back. */
@@ -217,7 +228,7 @@ public final class Deadlines {
     } else if (lastActivity != NEVER && idleNanos > 0) {
       next = Math.min(next, silentSince() + idleNanos);
     }
-    if (waitingHead && hedgesLeft > 0) {
+    if (hedgeWaits()) {
       next = Math.min(next, lastSentAt + hedgeDelayNanos);
     }
     return next;

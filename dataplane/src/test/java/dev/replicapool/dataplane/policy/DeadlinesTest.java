@@ -18,6 +18,21 @@ class DeadlinesTest {
   }
 
   @Test
+  void aHedgeWaitsForTheWholeRequestAndItsDelayCountsFromTheBodysEnd() {
+    Deadlines d = new Deadlines(0, 0, 0, 0);
+    d.requestOwed(0);
+    d.hedging(1, 20 * MS);
+    d.trySent(0);
+    d.clientSent(10 * MS, false);
+    assertThat(d.due(30 * MS)).as("the body is still coming").isEqualTo(Due.NONE);
+    assertThat(d.nextCheck()).as("nothing to look at until it is in").isEqualTo(Long.MAX_VALUE);
+    d.clientSent(50 * MS, true);
+    assertThat(d.nextCheck()).isEqualTo(70 * MS);
+    assertThat(d.due(69 * MS)).as("the member has had the request for 19 ms").isEqualTo(Due.NONE);
+    assertThat(d.due(70 * MS)).isEqualTo(Due.HEDGE);
+  }
+
+  @Test
   void theRequestDeadlineCountsFromArrivalAndWinsOverEverything() {
     Deadlines d = new Deadlines(0, 100 * MS, 50 * MS, 30 * MS);
     d.trySent(80 * MS);
