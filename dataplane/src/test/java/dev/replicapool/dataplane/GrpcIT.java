@@ -190,6 +190,13 @@ class GrpcIT extends DataPlaneTestBase {
     assertThat(counts.get("b")).isLessThanOrEqualTo(calls / 3 / 3 + 50);
   }
 
+  /** The echo pool, round-robin, hedged {@code millis} after a try had the whole call. */
+  static SnapshotBuilder hedgedEcho(int millis) {
+    return SnapshotBuilder.pool("shop/echo")
+        .policy(RoutingPolicy.RoundRobin)
+        .hedgeAfterMillis(millis, 1);
+  }
+
   @Test
   void aCallThePoolNamesIdempotentIsHedgedAndAStalledMemberCostsNoWait() throws Exception {
     GrpcEcho slow = server("slow");
@@ -197,14 +204,7 @@ class GrpcIT extends DataPlaneTestBase {
     GrpcEcho a = server("a");
     GrpcEcho b = server("b");
     startDataPlane();
-    pool(
-        SnapshotBuilder.pool("shop/echo")
-            .policy(RoutingPolicy.RoundRobin)
-            .hedgeAfterMillis(30, 1)
-            .idempotent(List.of(), List.of("/replicapool.test.Echo/*")),
-        slow,
-        a,
-        b);
+    pool(hedgedEcho(30).idempotent(List.of(), List.of("/replicapool.test.Echo/*")), slow, a, b);
     int calls = 30;
     long start = System.nanoTime();
     for (int i = 0; i < calls; i++) {
@@ -232,13 +232,7 @@ class GrpcIT extends DataPlaneTestBase {
     slow.clientStreamDelayMillis = 5_000;
     GrpcEcho fast = server("fast");
     startDataPlane();
-    pool(
-        SnapshotBuilder.pool("shop/echo")
-            .policy(RoutingPolicy.RoundRobin)
-            .hedgeAfterMillis(30, 1)
-            .idempotent(List.of(), List.of("/replicapool.test.Echo/*")),
-        slow,
-        fast);
+    pool(hedgedEcho(30).idempotent(List.of(), List.of("/replicapool.test.Echo/*")), slow, fast);
     // Round-robin over two members: of four calls, two go to the stalled one first.
     for (int i = 0; i < 4; i++) {
       CompletableFuture<String> answer = new CompletableFuture<>();
@@ -273,10 +267,7 @@ class GrpcIT extends DataPlaneTestBase {
     slow.unaryDelayMillis = 200;
     GrpcEcho other = server("other");
     startDataPlane();
-    pool(
-        SnapshotBuilder.pool("shop/echo").policy(RoutingPolicy.RoundRobin).hedgeAfterMillis(20, 1),
-        slow,
-        other);
+    pool(hedgedEcho(20), slow, other);
     for (int i = 0; i < 6; i++) {
       assertThat(GrpcEcho.unary(channel, "n" + i)).endsWith(":n" + i);
     }

@@ -13,30 +13,17 @@ import io.netty.buffer.ByteBuf;
  * Hedges} either hands it to the exchange (its connection and the bytes so far, parsed as the
  * exchange parses any answer) or cancels it. Touched on the client's event loop only.
  */
-final class HedgeTry implements H1Try, H1Upstream.User, MemberConnections.ConnectListener {
+final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections.ConnectListener {
   private static final int MAX_HEAD = 64 * 1024;
 
   private final Hedges hedges;
-  private final Endpoint member;
-  private final long sentAt;
   private H1Upstream upstream;
   private ByteBuf received;
   private boolean done;
 
   HedgeTry(Hedges hedges, Endpoint member, long sentAt) {
+    super(member, sentAt);
     this.hedges = hedges;
-    this.member = member;
-    this.sentAt = sentAt;
-  }
-
-  @Override
-  public Endpoint member() {
-    return member;
-  }
-
-  @Override
-  public long sentAt() {
-    return sentAt;
   }
 
   @Override
@@ -109,7 +96,7 @@ final class HedgeTry implements H1Try, H1Upstream.User, MemberConnections.Connec
 
   /** Another try answered first, or the request ended: the hedge's connection is not reused. */
   @Override
-  public void cancel() {
+  void cancel() {
     done = true;
     if (received != null) {
       received.release();

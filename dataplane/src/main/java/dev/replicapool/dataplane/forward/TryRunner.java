@@ -126,27 +126,13 @@ final class TryRunner implements QueueSlot.Owner {
    * request's ({@link RequestRelay}); a connection that comes after its try was given up is not
    * used.
    */
-  private final class PrimaryTry implements H1Try, MemberConnections.ConnectListener {
-    private final Endpoint member;
-    private final long sentAt;
-
+  private final class PrimaryTry extends H1Try implements MemberConnections.ConnectListener {
     PrimaryTry(Endpoint member, long sentAt) {
-      this.member = member;
-      this.sentAt = sentAt;
+      super(member, sentAt);
     }
 
     @Override
-    public Endpoint member() {
-      return member;
-    }
-
-    @Override
-    public long sentAt() {
-      return sentAt;
-    }
-
-    @Override
-    public void cancel() {} // its connection, once there, is the request's to drop
+    void cancel() {} // its connection, once there, is the request's to drop
 
     @Override
     public void connected(H1Upstream c) {
@@ -162,7 +148,7 @@ final class TryRunner implements QueueSlot.Owner {
     public void failed(Throwable cause) {
       if (!exchange.finished() && course.front() == this && !request.hasConnection()) {
         failureStatus = 502;
-        failureMessage = front.about(member, "is unreachable");
+        failureMessage = front.about(member(), "is unreachable");
         lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
       }
     }
