@@ -186,7 +186,11 @@ final class Capacity {
    * lets {@code application_utilization} exceed 1 past the reporter's own limit.
    */
   synchronized double demand() {
-    return Math.max(utilization(), (double) (busy + waiting.size()) / workers);
+    return demandGiven(utilization());
+  }
+
+  private double demandGiven(double utilization) {
+    return Math.max(utilization, (double) (busy + waiting.size()) / workers);
   }
 
   /** Answers per second over the last window. */
@@ -205,8 +209,8 @@ final class Capacity {
     double u;
     double r;
     synchronized (this) {
-      d = demand();
       u = utilization();
+      d = demandGiven(u); // the same window: utilization() once
       r = rps();
     }
     return String.format(

@@ -1,5 +1,7 @@
 package dev.replicapool.dataplane.upstream;
 
+import static io.netty.handler.codec.http2.Http2CodecUtil.DEFAULT_WINDOW_SIZE;
+
 import dev.replicapool.dataplane.config.UpstreamTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -46,7 +48,7 @@ public final class H2MemberConnections {
   }
 
   /** The connection-level receive window, 1,024 default stream windows. */
-  static final int CONNECTION_WINDOW = 1024 * 65_535;
+  static final int CONNECTION_WINDOW = 1024 * DEFAULT_WINDOW_SIZE;
 
   private final Bootstrap bootstrap;
   private final Map<String, Member> members = new HashMap<>();
@@ -169,13 +171,16 @@ public final class H2MemberConnections {
     m.waiting = new ArrayList<>();
     if (ok) {
       m.connected = true;
+      // After the codec's channelActive, which sends the connection preface: the connect
+      // promise completes just before it. The window grows first, then the waiting streams open.
       ch.eventLoop()
           .execute(
-              () ->
-                  ch.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - 65_535)));
-      // After the codec's channelActive, which sends the connection preface: the connect
-      // promise completes just before it.
-      ch.eventLoop().execute(() -> w.forEach(Runnable::run));
+              () -> {
+                ch.write(
+                    new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - DEFAULT_WINDOW_SIZE));
+                w.forEach(Runnable::run);
+                ch.flush();
+              });
     } else {
       members.remove(m.address, m);
       m.channel = null;
