@@ -29,7 +29,9 @@ import io.netty.util.ReferenceCountUtil;
  * handler, passing the member's frames to the client as they are and reading what they say about
  * the try (a refused stream, a reset, the status, gRPC UNAVAILABLE). It counts the try once, as a
  * success or failure for the balancer and an attempt for the metrics. A try its stream gave up on
- * (timed out, replaced) drops what its member stream still brings.
+ * (timed out, replaced) drops what its member stream still brings. Over 300 lines with its {@link
+ * Owner} (each of the events it reports, documented) and every kind of frame and event Netty hands
+ * a member stream's one handler.
  */
 final class H2Try extends ChannelInboundHandlerAdapter
     implements H2MemberConnections.StreamListener, TryCourse.Attempt {
