@@ -210,8 +210,10 @@ class ControlPlaneStreamTest extends StreamTestBase {
     RecordingApplier applier = new RecordingApplier();
     List<Boolean> transitions = new CopyOnWriteArrayList<>();
     ControlPlaneClient client =
-        client(ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-1"), applier);
-    client.onConnectionChange(transitions::add);
+        client(
+            ControlPlaneClient.Options.of("127.0.0.1", port, TOKEN, "dp-1"),
+            applier,
+            transitions::add);
     await().atMost(WAIT).until(() -> applier.current.size() == 2);
 
     // The operator goes away: the data plane keeps what it had.
@@ -566,9 +568,7 @@ class ControlPlaneStreamTest extends StreamTestBase {
     for (ControlPlaneClient.Options o : refused) {
       RecordingApplier a = new RecordingApplier();
       appliers.add(a);
-      ControlPlaneClient c = client(o, a);
-      c.onConnectionChange(transitions::add);
-      rejected.add(c);
+      rejected.add(client(o, a, transitions::add));
     }
     for (ControlPlaneClient c : rejected) {
       await().atMost(WAIT).until(() -> c.lastError() != null);

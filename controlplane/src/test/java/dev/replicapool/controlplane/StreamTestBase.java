@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -51,8 +52,18 @@ abstract class StreamTestBase {
 
   /** A started client with a quick backoff, stopped after the test. */
   ControlPlaneClient client(ControlPlaneClient.Options options, SnapshotApplier applier) {
+    return client(options, applier, connected -> {});
+  }
+
+  /**
+   * A started client whose connection changes go to {@code changes} from before it starts, so that
+   * its first connect is never missed.
+   */
+  ControlPlaneClient client(
+      ControlPlaneClient.Options options, SnapshotApplier applier, Consumer<Boolean> changes) {
     ControlPlaneClient c =
         new ControlPlaneClient(vertx, options.withBackoff(20, 200), applier, new Random(1));
+    c.onConnectionChange(changes);
     clients.add(c);
     c.start();
     return c;
