@@ -10,6 +10,7 @@ import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -147,14 +148,14 @@ class FaultMembersIT {
       // The resetting member joins the pool under load. It is Pending, not routed, until a probe
       // passes; were it routed, a reset before any response would be retried on another member.
       String[] hostPort = reset.address().split(":");
-      sys.pool("reset")
-          .edit(
-              p -> {
-                p.getSpec()
-                    .endpoints
-                    .add(new StaticEndpoint(hostPort[0], Integer.parseInt(hostPort[1])));
-                return p;
-              });
+      ReplicaPools.editSpec(
+          sys.pool("reset"),
+          p -> {
+            p.getSpec()
+                .endpoints
+                .add(new StaticEndpoint(hostPort[0], Integer.parseInt(hostPort[1])));
+            return p;
+          });
       long addedAt = System.nanoTime();
       await()
           .atMost(Duration.ofSeconds(10))

@@ -11,6 +11,7 @@ import dev.replicapool.api.v1alpha1.Route;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.api.v1alpha1.Tls;
 import dev.replicapool.testing.OnEventLoop;
+import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -230,12 +231,12 @@ class ScenarioTlsAndNackIT {
 
     // Fixed, it applies.
     int free = ReplicaProcess.freePort("127.0.0.1");
-    h.pool("clash")
-        .edit(
-            p -> {
-              p.getSpec().route.port = free;
-              return p;
-            });
+    ReplicaPools.editSpec(
+        h.pool("clash"),
+        p -> {
+          p.getSpec().route.port = free;
+          return p;
+        });
     h.awaitReadyAndSynced("clash");
   }
 }

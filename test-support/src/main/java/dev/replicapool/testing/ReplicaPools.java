@@ -79,9 +79,19 @@ public final class ReplicaPools {
   public static ReplicaPool editSpec(
       io.fabric8.kubernetes.client.dsl.Resource<ReplicaPool> pool,
       java.util.function.UnaryOperator<ReplicaPool> change) {
+    return editLatest(pool, change);
+  }
+
+  /**
+   * Edits any object, again on the latest version when a write of the operator came between the
+   * read and the write (409): what {@code kubectl edit} asks a user to do by hand.
+   */
+  public static <T> T editLatest(
+      io.fabric8.kubernetes.client.dsl.Resource<T> resource,
+      java.util.function.UnaryOperator<T> change) {
     for (int attempt = 1; ; attempt++) {
       try {
-        return pool.edit(change);
+        return resource.edit(change);
       } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
         if (e.getCode() != 409 || attempt >= 5) {
           throw e;

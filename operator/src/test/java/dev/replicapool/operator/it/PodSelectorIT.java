@@ -12,6 +12,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.Route;
+import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -159,15 +160,12 @@ class PodSelectorIT {
               assertThat(row.state).isEqualTo(MemberState.Draining);
               assertThat(row.weight).isZero();
             });
-    h.client
-        .pods()
-        .inNamespace(h.namespace)
-        .withName("a")
-        .edit(
-            p -> {
-              p.getMetadata().setFinalizers(List.of());
-              return p;
-            });
+    ReplicaPools.editLatest(
+        h.client.pods().inNamespace(h.namespace).withName("a"),
+        p -> {
+          p.getMetadata().setFinalizers(List.of());
+          return p;
+        });
     await()
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
@@ -231,13 +229,13 @@ class PodSelectorIT {
                     .extracting(s -> s.routable)
                     .isEqualTo(1));
 
-    h.pool("swap")
-        .edit(
-            p -> {
-              p.getSpec().selector =
-                  new LabelSelectorBuilder().addToMatchLabels("app", "swap-v2").build();
-              return p;
-            });
+    ReplicaPools.editSpec(
+        h.pool("swap"),
+        p -> {
+          p.getSpec().selector =
+              new LabelSelectorBuilder().addToMatchLabels("app", "swap-v2").build();
+          return p;
+        });
     // The old Pod is still Ready: it serves, Draining, while the new one does not answer.
     await()
         .atMost(Duration.ofSeconds(20))

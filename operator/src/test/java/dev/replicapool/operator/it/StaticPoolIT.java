@@ -12,6 +12,7 @@ import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.api.v1alpha1.ReplicaPoolSpec;
 import dev.replicapool.api.v1alpha1.StaticEndpoint;
 import dev.replicapool.testing.Kubectl;
+import dev.replicapool.testing.ReplicaPools;
 import dev.replicapool.testing.ReplicaProcess;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,12 +127,12 @@ class StaticPoolIT {
 
     ReplicaProcess k5 =
         h.closeLater(ReplicaProcess.start("k5", "127.0.0.1", ReplicaProcess.freePort("127.0.0.1")));
-    h.pool("four")
-        .edit(
-            p -> {
-              p.getSpec().endpoints.add(new StaticEndpoint(k5.host(), k5.port()));
-              return p;
-            });
+    ReplicaPools.editSpec(
+        h.pool("four"),
+        p -> {
+          p.getSpec().endpoints.add(new StaticEndpoint(k5.host(), k5.port()));
+          return p;
+        });
     h.awaitPool(
         "four",
         Duration.ofSeconds(30),
