@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.config;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.RetryPolicy;
+import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.tls.TlsMaterials;
 import java.util.List;
@@ -29,6 +30,13 @@ public record PoolRuntime(
 
   public long version() {
     return snapshot.version();
+  }
+
+  /**
+   * What a client or the log is told about member {@code e}: "member ADDRESS of pool NAME what".
+   */
+  public String aboutMember(Endpoint e, String what) {
+    return "member " + e.address() + " of pool " + name() + " " + what;
   }
 
   /** What the members speak; {@code http} when the snapshot does not say. */

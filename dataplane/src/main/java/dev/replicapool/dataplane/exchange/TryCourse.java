@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.exchange;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.PoolRouter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -26,15 +27,6 @@ public final class TryCourse<T extends TryCourse.Attempt> {
   public interface Attempt {
     /** When it was sent (nanoseconds of the data plane's clock). */
     long sentAt();
-  }
-
-  /** Where the members of new tries come from: the pool's balancer, through {@link Tries}. */
-  public interface Members {
-    /** How many members could take a request at all now. */
-    int routable();
-
-    /** The member for another try, counted in flight on it; null when none may take it. */
-    Endpoint next();
   }
 
   /** What the course's decisions cost outside it: the protocol's own accounts. */
@@ -88,7 +80,10 @@ public final class TryCourse<T extends TryCourse.Attempt> {
 
   private final Tries tries;
   private final Deadlines deadlines;
-  private final Members members;
+
+  /** Where the members of new tries come from, through {@link Tries}. */
+  private final PoolRouter router;
+
   private final Accounts<T> accounts;
 
   /** The hedges out, oldest first; null until the first (most requests are never hedged). */
@@ -97,10 +92,10 @@ public final class TryCourse<T extends TryCourse.Attempt> {
   private T front;
   private Phase phase = Phase.WAITING;
 
-  public TryCourse(Tries tries, Deadlines deadlines, Members members, Accounts<T> accounts) {
+  public TryCourse(Tries tries, Deadlines deadlines, PoolRouter router, Accounts<T> accounts) {
     this.tries = tries;
     this.deadlines = deadlines;
-    this.members = members;
+    this.router = router;
     this.accounts = accounts;
   }
 
@@ -148,7 +143,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       deadlines.stopHedging();
       return null;
     }
-    if (members.routable() <= tries.tried().size()) {
+    if (router.routableCount() <= tries.tried().size()) {
       deadlines.stopHedging(); // no member left to hedge on
       return null;
     }
@@ -157,7 +152,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       accounts.hedge("denied");
       return null;
     }
-    Endpoint e = members.next();
+    Endpoint e = tries.next(router);
     if (e == null) {
       deadlines.stopHedging();
       return null;
@@ -212,7 +207,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
             && !hedgesOut()
             && replayable
             && tries.wouldRetryAnswer(status)
-            && members.routable() > tries.tried().size();
+            && router.routableCount() > tries.tried().size();
     if (!mayReplace || !tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
       return false;
     }

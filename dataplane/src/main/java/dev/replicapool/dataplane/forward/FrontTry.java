@@ -2,6 +2,7 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.controlplane.load.LoadReport;
 import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.tracing.RequestTrace;
@@ -10,9 +11,11 @@ import dev.replicapool.dataplane.tracing.RequestTrace;
  * The try in front of one HTTP/1.x exchange (the one whose answer the client is to get): which
  * member it went to and since when, and how its end is counted: the member's in-flight slot, its
  * health in the pool's router, the latency window, the metrics. {@link Http1Exchange} decides when
- * a try starts and ends; this keeps the accounts. Event loop only.
+ * a try starts and ends; this keeps the accounts. It keeps the accounts of the exchange's hedges
+ * too, as its {@link TryCourse}'s {@link TryCourse.Accounts} (one object fewer per request). Event
+ * loop only.
  */
-final class FrontTry {
+final class FrontTry implements TryCourse.Accounts<H1Try> {
   private static final String[] STATUS_CLASS = {"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"};
 
   private final Forwarding fw;
@@ -123,11 +126,6 @@ final class FrontTry {
     }
   }
 
-  /** What the client is told about {@code e}: "member ADDRESS of pool NAME {@code what}". */
-  String about(Endpoint e, String what) {
-    return "member " + e.address() + " of pool " + pool.name() + " " + what;
-  }
-
   /** A hedge answered first: the try in front, if any, ends as the slower one. */
   void lostToHedge() {
     Endpoint slow = member;
@@ -140,5 +138,33 @@ final class FrontTry {
     // came first, its percentile would sink and ever more requests would be hedged.
     pool.requests().latencies().record(nanos);
     observer.attempt(pool.name(), slow, "cancelled", nanos);
+  }
+
+  @Override
+  public void hedge(String outcome) {
+    observer.hedge(pool.name(), outcome);
+  }
+
+  /**
+   * Try {@code t} is over without carrying the answer: the one in front is counted as above; a
+   * hedge frees its member's slot and counts its attempt, and a failure against its member.
+   */
+  @Override
+  public void ended(H1Try t, TryCourse.End end, String label, long now) {
+    t.cancel();
+    if (holds(t)) {
+      switch (end) {
+        case FAILED -> failed(label);
+        case SLOWER -> lostToHedge();
+        case CANCELLED -> aborted();
+      }
+      return;
+    }
+    long nanos = now - t.sentAt();
+    pool.requests().released(t.member());
+    if (end == TryCourse.End.FAILED) {
+      pool.router().failure(t.member(), nanos);
+    }
+    observer.attempt(pool.name(), t.member(), label, nanos);
   }
 }

@@ -206,9 +206,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!requestEnded) {
       deadlines.requestOwed(start);
     }
-    course =
-        new TryCourse<>(
-            tries, deadlines, new PoolMembers(pool, tries), new H2TryAccounts(pool, observer));
+    course = new TryCourse<>(tries, deadlines, pool.router(), new H2TryAccounts(pool, observer));
     if (tries.hedgeable()) {
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
     }
@@ -345,7 +343,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!course.answerReplaced(t, status, body.replayable(), fw.clock.getAsLong())) {
       return false;
     }
-    failure = "member " + t.member().address() + " of pool " + pool.name() + " answered " + status;
+    failure = pool.aboutMember(t.member(), "answered " + status);
     retryNow("status_" + status);
     return true;
   }

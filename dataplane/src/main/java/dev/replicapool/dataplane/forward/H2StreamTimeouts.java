@@ -38,14 +38,8 @@ final class H2StreamTimeouts implements Consumer<Deadlines.Due> {
   /** No response headers within the pool's per-try timeout. */
   private void tryTimedOut() {
     Endpoint e = stream.member();
-    stream.tryTimedOut(
-        "member "
-            + e.address()
-            + " of pool "
-            + pool.name()
-            + " did not answer within "
-            + pool.requests().perTryNanos() / 1_000_000L
-            + " ms");
+    long ms = pool.requests().perTryNanos() / 1_000_000L;
+    stream.tryTimedOut(pool.aboutMember(e, "did not answer within " + ms + " ms"));
   }
 
   /** The member went silent mid-exchange for the idle timeout. */

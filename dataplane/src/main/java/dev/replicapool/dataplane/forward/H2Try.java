@@ -147,7 +147,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     }
     owner.tryFailed(
         this,
-        "member " + member.address() + " of pool " + pool.name() + " is unreachable",
+        pool.aboutMember(member, "is unreachable"),
         "connect_failure",
         Tries.Outcome.CONNECT_FAILURE);
   }
@@ -177,14 +177,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private void reset(Http2ResetFrame r) {
     Http2Error error = Http2Error.valueOf(r.errorCode());
     String name = error == null ? String.valueOf(r.errorCode()) : error.name();
-    String why =
-        "member "
-            + member.address()
-            + " of pool "
-            + pool.name()
-            + " reset the stream ("
-            + name
-            + ")";
+    String why = pool.aboutMember(member, "reset the stream (" + name + ")");
     if (!owner.answerStarted()) {
       // REFUSED_STREAM: the member says it processed nothing (RFC 9113 8.7).
       boolean refused = r.errorCode() == Http2Error.REFUSED_STREAM.code();
@@ -293,11 +286,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
       return; // ended, or a given-up try's stream
     }
     String why =
-        "member "
-            + member.address()
-            + " of pool "
-            + pool.name()
-            + (unprocessed ? " went away before processing the stream" : " closed the stream");
+        pool.aboutMember(
+            member, unprocessed ? "went away before processing the stream" : "closed the stream");
     if (!owner.answerStarted()) {
       owner.tryFailed(
           this,

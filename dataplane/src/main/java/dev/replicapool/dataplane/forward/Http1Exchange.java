@@ -221,7 +221,7 @@ final class Http1Exchange implements H1Upstream.User {
         String bad = response.invalidHead();
         if (bad != null) {
           flag(AccessFlag.UPE);
-          memberBroke(front.about(front.member(), "sent an invalid response: " + bad));
+          memberBroke(pool.aboutMember(front.member(), "sent an invalid response: " + bad));
         }
         return;
       }
@@ -277,7 +277,7 @@ final class Http1Exchange implements H1Upstream.User {
     if (read == ResponseRelay.BodyRead.ENDED) {
       responseEnded();
     } else if (read == ResponseRelay.BodyRead.MALFORMED) {
-      memberBroke("member " + front.member().address() + " sent a malformed chunked body");
+      memberBroke(pool.aboutMember(front.member(), "sent a malformed chunked body"));
     }
   }
 

@@ -63,9 +63,7 @@ final class TryRunner implements QueueSlot.Owner {
     this.front = front;
     this.request = request;
     this.response = response;
-    this.course =
-        new TryCourse<>(
-            tries, deadlines, new PoolMembers(pool, tries), new H1TryAccounts(pool, front));
+    this.course = new TryCourse<>(tries, deadlines, pool.router(), front);
     TryTimeouts timeouts = new TryTimeouts(exchange, this, fw, pool, front);
     this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, timeouts);
   }
@@ -148,7 +146,7 @@ final class TryRunner implements QueueSlot.Owner {
     public void failed(Throwable cause) {
       if (!exchange.finished() && course.front() == this && !request.hasConnection()) {
         failureStatus = 502;
-        failureMessage = front.about(member(), "is unreachable");
+        failureMessage = pool.aboutMember(member(), "is unreachable");
         lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
       }
     }
@@ -162,10 +160,7 @@ final class TryRunner implements QueueSlot.Owner {
    */
   boolean answerHead(int status) {
     long now = fw.clock.getAsLong();
-    H1Try t = course.front();
-    if (t != null) {
-      course.answered(t, now); // the hedges still out lose
-    }
+    course.answered(course.front(), now); // the try in front answered: the hedges out lose
     front.answered(now, status);
     return tries.wouldRetryAnswer(status)
         && pool.router().endpoints().size() > tries.tried().size();
@@ -191,7 +186,8 @@ final class TryRunner implements QueueSlot.Owner {
   void closedBeforeAnswer() {
     H1Try t = course.front();
     failureStatus = 502;
-    failureMessage = front.about(t == null ? front.member() : t.member(), "closed the connection");
+    failureMessage =
+        pool.aboutMember(t == null ? front.member() : t.member(), "closed the connection");
     if (response.stopHolding()) {
       front.failed("reset"); // its held answer was cut: it goes out as far as it came
       sendHeld();
@@ -213,7 +209,7 @@ final class TryRunner implements QueueSlot.Owner {
     }
     long ms = pool.requests().perTryNanos() / 1_000_000L;
     failureStatus = 504;
-    failureMessage = front.about(t.member(), "did not answer within " + ms + " ms");
+    failureMessage = pool.aboutMember(t.member(), "did not answer within " + ms + " ms");
     if (t == course.front()) {
       request.dropConnection();
       response.dropPartialHead();
@@ -224,7 +220,7 @@ final class TryRunner implements QueueSlot.Owner {
   /** A hedge failed ({@code outcome}, {@code label}) before any answer. */
   void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
     failureStatus = 502;
-    failureMessage = front.about(h.member(), "failed");
+    failureMessage = pool.aboutMember(h.member(), "failed");
     lost(h, label, outcome, true, label); // a hedged request has no body: it can go again
   }
 

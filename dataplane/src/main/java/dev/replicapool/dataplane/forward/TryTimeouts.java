@@ -53,7 +53,7 @@ final class TryTimeouts implements Consumer<Deadlines.Due> {
   private void idleTimedOut() {
     Endpoint e = front.member();
     if (e != null) { // with only hedges out, the per-try timeout covers them
-      exchange.giveUp("timeout", 504, front.about(e, "did not answer in time"));
+      exchange.giveUp("timeout", 504, pool.aboutMember(e, "did not answer in time"));
     }
   }
 }

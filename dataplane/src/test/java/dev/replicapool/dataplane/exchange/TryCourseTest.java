@@ -2,6 +2,9 @@ package dev.replicapool.dataplane.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.exchange.TryCourse.AfterLoss;
 import dev.replicapool.dataplane.exchange.TryCourse.End;
 import dev.replicapool.dataplane.exchange.TryCourse.Phase;
@@ -14,14 +17,19 @@ import dev.replicapool.dataplane.policy.RetryBudgetWindow;
 import dev.replicapool.dataplane.policy.RetryPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.routing.TestEndpoints;
-import java.util.ArrayDeque;
+import dev.replicapool.dataplane.routing.OutlierPolicy;
+import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.RouterSettings;
+import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The course of one request's tries, event by event, with fake tries, three fake members and the
+ * The course of one request's tries, event by event, with fake tries, a real pool router and the
  * real {@link Tries} and {@link Deadlines} on a clock the test moves: what each event does to the
  * phase, which try is in front, what the accounts are told and what a lost try means.
  */
@@ -30,28 +38,34 @@ class TryCourseTest {
 
   long now = 1_000 * MS;
   final List<String> accounts = new ArrayList<>();
-  final ArrayDeque<Endpoint> free =
-      new ArrayDeque<>(
-          List.of(
-              TestEndpoints.healthy("10.0.0.1", 80),
-              TestEndpoints.healthy("10.0.0.2", 80),
-              TestEndpoints.healthy("10.0.0.3", 80)));
-  int routable = 3;
 
-  record FakeTry(String name, long sentAt) implements TryCourse.Attempt {}
+  /** The tries and the pool of each course made. */
+  record Made(Tries tries, PoolRouter router) {}
 
-  final TryCourse.Members members =
-      new TryCourse.Members() {
-        @Override
-        public int routable() {
-          return routable;
-        }
+  final Map<TryCourse<FakeTry>, Made> made = new IdentityHashMap<>();
 
-        @Override
-        public Endpoint next() {
-          return free.poll();
-        }
-      };
+  /** How many members the pool of the next course has. */
+  int members = 3;
+
+  record FakeTry(String name, Endpoint member, long sentAt) implements TryCourse.Attempt {}
+
+  /** A pool of {@code n} healthy members, balanced round-robin. */
+  PoolRouter router(int n) {
+    List<MemberSnapshot> ms = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      ms.add(new MemberSnapshot("10.0.0." + i, 80, 1.0, MemberState.Healthy));
+    }
+    RouterSettings settings =
+        RouterSettingsBuilder.builder()
+            .policy(RoutingPolicy.RoundRobin)
+            .outlier(OutlierPolicy.DEFAULT)
+            .ewmaTauMillis(10_000)
+            .defaultLatencyMillis(50)
+            .failurePenaltyMillis(500)
+            .build();
+    return PoolRouter.create(
+        "ns/pool", settings, ms, null, () -> now, new Random(1), new PoolRouter.Events() {});
+  }
 
   final TryCourse.Accounts<FakeTry> accountsLog =
       new TryCourse.Accounts<>() {
@@ -97,11 +111,15 @@ class TryCourseTest {
     if (tries.hedgeable()) {
       deadlines.hedging(2, 20 * MS);
     }
-    return new TryCourse<>(tries, deadlines, members, accountsLog);
+    PoolRouter router = router(members);
+    TryCourse<FakeTry> c = new TryCourse<>(tries, deadlines, router, accountsLog);
+    made.put(c, new Made(tries, router));
+    return c;
   }
 
   FakeTry first(TryCourse<FakeTry> c) {
-    FakeTry t = new FakeTry("first", now);
+    Made m = made.get(c);
+    FakeTry t = new FakeTry("first", m.tries().next(m.router()), now);
     c.sent(t);
     return t;
   }
@@ -169,7 +187,7 @@ class TryCourseTest {
     FakeTry d = first(safe);
     assertThat(safe.lost(d, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, now))
         .isEqualTo(AfterLoss.RETRY);
-    FakeTry e = new FakeTry("retry", now);
+    FakeTry e = new FakeTry("retry", null, now);
     safe.sent(e);
     assertThat(safe.lost(e, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, now))
         .as("one retry allowed")
@@ -191,12 +209,12 @@ class TryCourseTest {
   @Test
   void aHedgeGoesOutBesideTheWaitingTryToAMemberNotTriedYet() {
     TryCourse<FakeTry> c = course(true, true, 1);
-    first(c);
+    FakeTry t = first(c);
     now += 20 * MS;
     assertThat(deadlines.due(now)).isEqualTo(Deadlines.Due.HEDGE);
     long at = now;
-    FakeTry h = c.hedgeDue(now, e -> new FakeTry("hedge " + e.host(), at));
-    assertThat(h.name()).isEqualTo("hedge 10.0.0.1");
+    FakeTry h = c.hedgeDue(now, e -> new FakeTry("hedge 1", e, at));
+    assertThat(h.member()).as("a member not tried yet").isNotEqualTo(t.member());
     assertThat(c.hedges()).containsExactly(h);
     assertThat(c.carries(h)).isTrue();
     assertThat(accounts).containsExactly("hedge sent");
@@ -205,9 +223,11 @@ class TryCourseTest {
         .isEqualTo(Deadlines.Due.NONE);
   }
 
+  /** Hedges are named in the order they went out: hedge 1, hedge 2. */
   FakeTry hedge(TryCourse<FakeTry> c) {
     long at = now;
-    return c.hedgeDue(now, e -> new FakeTry("hedge " + e.host(), at));
+    String name = "hedge " + (c.hedges().size() + 1);
+    return c.hedgeDue(now, e -> new FakeTry(name, e, at));
   }
 
   @Test
@@ -226,10 +246,7 @@ class TryCourseTest {
     assertThat(c.hedges()).isEmpty();
     assertThat(accounts)
         .containsExactly(
-            "first SLOWER cancelled",
-            "hedge won",
-            "hedge 10.0.0.2 CANCELLED cancelled",
-            "hedge lost");
+            "first SLOWER cancelled", "hedge won", "hedge 2 CANCELLED cancelled", "hedge lost");
     assertThat(c.carries(t)).isFalse();
     assertThat(c.carries(h2)).isFalse();
     assertThat(c.carries(h1)).isTrue();
@@ -247,7 +264,7 @@ class TryCourseTest {
         .isEqualTo(AfterLoss.OTHER_TRY_OUT);
     assertThat(c.front()).isSameAs(t);
     assertThat(c.phase()).isEqualTo(Phase.TRYING);
-    assertThat(accounts).containsExactly("hedge failed", "hedge 10.0.0.1 FAILED connect_failure");
+    assertThat(accounts).containsExactly("hedge failed", "hedge 1 FAILED connect_failure");
   }
 
   @Test
@@ -283,14 +300,15 @@ class TryCourseTest {
 
   @Test
   void noHedgeGoesOutWhenNoMemberIsLeftOrTheRequestIsNotHedged() {
+    members = 1;
     TryCourse<FakeTry> c = course(true, true, 1);
-    first(c);
-    routable = 0;
+    first(c); // the one member
     now += 20 * MS;
     assertThat(hedge(c)).isNull();
     assertThat(accounts).isEmpty();
     assertThat(deadlines.hedgesLeft()).isFalse();
 
+    members = 3;
     TryCourse<FakeTry> post = course(true, false, 1);
     first(post);
     assertThat(hedge(post)).as("not idempotent: not hedged").isNull();
@@ -315,7 +333,7 @@ class TryCourseTest {
     FakeTry h = hedge(c);
     accounts.clear();
     c.finish(now);
-    assertThat(accounts).containsExactly("hedge 10.0.0.1 CANCELLED cancelled", "hedge lost");
+    assertThat(accounts).containsExactly("hedge 1 CANCELLED cancelled", "hedge lost");
     assertThat(c.lost(t, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, now))
         .isEqualTo(AfterLoss.NOT_OUT);
     assertThat(c.lost(h, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, now))
@@ -350,15 +368,15 @@ class TryCourseTest {
     assertThat(on.phase()).isEqualTo(Phase.WAITING);
     assertThat(on.carries(b)).isFalse();
     assertThat(accounts).containsExactly("first FAILED 5xx");
-    FakeTry c = new FakeTry("retry", now);
+    FakeTry c = new FakeTry("retry", null, now);
     on.sent(c);
     assertThat(on.answerReplaced(c, 503, true, now)).as("once per request").isFalse();
 
     TryCourse<FakeTry> post = course(requests(false, 20, 10), false, new RetryPolicy(1, true));
     assertThat(post.answerReplaced(first(post), 503, true, now)).as("not safe to repeat").isFalse();
 
+    members = 1;
     TryCourse<FakeTry> alone = course(requests(false, 20, 10), true, new RetryPolicy(1, true));
-    routable = 0;
     assertThat(alone.answerReplaced(first(alone), 503, true, now))
         .as("no member left to ask")
         .isFalse();
