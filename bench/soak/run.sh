@@ -6,19 +6,23 @@
 # own) SIGKILLed and started again RESTART_SECONDS later, and every SAMPLE_SECONDS the data plane's
 # and the operator's RSS, old generation, threads and open files; every GC_SECONDS the old
 # generation again after a forced full collection (jcmd GC.run): the live data, which tells a leak
-# from garbage not yet collected. At the end: every request's status (wrk), and for each figure its
-# median over the first and the last third of the run and the growth between them. Nothing should
-# grow once warm: a leak shows as a last third above the first. KILL_SECONDS=0 or GC_SECONDS=0: none.
+# from garbage not yet collected; every RECONNECT_SECONDS the data plane's control-plane connection
+# cut from outside (ss -K: both ends get a reset, as from a firewall or a dropped NAT entry), so
+# it dials again and is sent the whole state. At the end: every request's status (wrk), and for
+# each figure its median over the first and the last third of the run and the growth between them.
+# Nothing should grow once warm: a leak shows as a last third above the first.
+# KILL_SECONDS=0, GC_SECONDS=0 or RECONNECT_SECONDS=0: none.
 #   bench/soak/run.sh         MINUTES=60 CONNS=8 DELAY_MS=4 CHURN_SECONDS=30 SAMPLE_SECONDS=10
-#                             KILL_SECONDS=60 RESTART_SECONDS=5 GC_SECONDS=60
+#                             KILL_SECONDS=60 RESTART_SECONDS=5 GC_SECONDS=60 RECONNECT_SECONDS=300
 NO_HARNESS=1 source "$(dirname "$0")/../lib/common.sh"
 MINUTES=${MINUTES:-60}; CONNS=${CONNS:-8}; DELAY_MS=${DELAY_MS:-4}
 CHURN_SECONDS=${CHURN_SECONDS:-30}; SAMPLE_SECONDS=${SAMPLE_SECONDS:-10}
 KILL_SECONDS=${KILL_SECONDS:-60}; RESTART_SECONDS=${RESTART_SECONDS:-5}; GC_SECONDS=${GC_SECONDS:-60}
+RECONNECT_SECONDS=${RECONNECT_SECONDS:-300}
 STATIC_EACH=1 # each member an nginx of its own, to be killed alone
 source "$(dirname "$0")/../lib/as-shipped.sh"
 log "machine: $(machine)"
-log "soak: $MINUTES min, $CONNS connections each waiting ${DELAY_MS} ms between requests; membership change every ${CHURN_SECONDS} s; a member killed every ${KILL_SECONDS} s, back after ${RESTART_SECONDS} s; forced GC every ${GC_SECONDS} s"
+log "soak: $MINUTES min, $CONNS connections each waiting ${DELAY_MS} ms between requests; membership change every ${CHURN_SECONDS} s; a member killed every ${KILL_SECONDS} s, back after ${RESTART_SECONDS} s; forced GC every ${GC_SECONDS} s; control-plane connection cut every ${RECONNECT_SECONDS} s"
 local_run_start
 bench_pool_apply
 # shellcheck disable=SC2086 # the flags are words
@@ -51,15 +55,18 @@ kill_member() { # I: SIGKILL, then the same member again RESTART_SECONDS later (
   rm -f "$OUT/static-k$1/nginx.pid"
   static_member "$1" >/dev/null 2>&1
 }
+cut_control_plane() { # the data plane's connection to the operator, reset at both ends
+  ss -K -t state established dst 127.0.0.1 dport = :"$OP_PORT" >/dev/null 2>&1 || true
+}
 stop_members() { set +e; for i in 1 2 3; do p=$(member_pid "$i"); [ -n "$p" ] && kill "$p" 2>/dev/null; done; return 0; }
 trap 'stop_members; stop_local; cleanup' EXIT
 endpoints() { # N: the pool's members are the first N static backends
   local list=""; for i in $(seq 1 "$1"); do list="$list${list:+,}{\"host\":\"127.0.0.1\",\"port\":$((BACKEND_BASE + i))}"; done
   "$KUBECTL" patch rp bench --type=merge -p "{\"spec\":{\"endpoints\":[$list]}}" >/dev/null
 }
-echo -e "t_s\tdp_rss_mib\tdp_threads\tdp_fds\tdp_old_mib\top_rss_mib\top_threads\top_fds\top_old_mib\tsnapshot\tdp_live_mib\top_live_mib\tkilled" > "$OUT/soak.tsv"
+echo -e "t_s\tdp_rss_mib\tdp_threads\tdp_fds\tdp_old_mib\top_rss_mib\top_threads\top_fds\top_old_mib\tsnapshot\tdp_live_mib\top_live_mib\tkilled\tcut" > "$OUT/soak.tsv"
 start=$SECONDS; next_churn=$CHURN_SECONDS; members=3
-next_kill=$KILL_SECONDS; next_gc=$GC_SECONDS; victim=0; LAST_KILL=""
+next_kill=$KILL_SECONDS; next_gc=$GC_SECONDS; victim=0; LAST_KILL=""; next_cut=$RECONNECT_SECONDS
 while kill -0 "$WRK_PID" 2>/dev/null; do
   t=$((SECONDS - start))
   if [ "$t" -ge "$next_churn" ]; then
@@ -70,12 +77,16 @@ while kill -0 "$WRK_PID" 2>/dev/null; do
     victim=$((victim % 3 + 1)); killed=k$victim; next_kill=$((next_kill + KILL_SECONDS))
     kill_member "$victim" & LAST_KILL=$!
   fi
+  cut=""
+  if [ "$RECONNECT_SECONDS" -gt 0 ] && [ "$t" -ge "$next_cut" ]; then
+    cut_control_plane; cut=cut; next_cut=$((next_cut + RECONNECT_SECONDS))
+  fi
   dp_live=""; op_live=""
   if [ "$GC_SECONDS" -gt 0 ] && [ "$t" -ge "$next_gc" ]; then
     dp_live=$(live "$SHIPPED_PID"); op_live=$(live "$LOCAL_PID"); next_gc=$((next_gc + GC_SECONDS))
   fi
   version=$(curl -s "http://127.0.0.1:$DP_ADMIN/metrics" | awk '/^replicapool_snapshot_version/ && !v {v = $2} END {print v}')
-  echo -e "$t\t$(sample "$SHIPPED_PID")\t$(sample "$LOCAL_PID")\t${version:-}\t$dp_live\t$op_live\t$killed" >> "$OUT/soak.tsv"
+  echo -e "$t\t$(sample "$SHIPPED_PID")\t$(sample "$LOCAL_PID")\t${version:-}\t$dp_live\t$op_live\t$killed\t$cut" >> "$OUT/soak.tsv"
   sleep "$SAMPLE_SECONDS"
 done
 [ -z "$LAST_KILL" ] || wait "$LAST_KILL" 2>/dev/null || true # the last member's restart
@@ -87,7 +98,7 @@ import csv, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))[1:]  # the first sample: still starting
 print(f"{len(rows)} samples over {rows[-1]['t_s']} s; medians of the first and the last third:")
 for k in rows[0]:
-    if k in ("t_s", "snapshot", "killed"):
+    if k in ("t_s", "snapshot", "killed", "cut"):
         continue
     xs = [r for r in rows if r[k]]  # the live figures are there only on the forced-GC samples
     if not xs:
@@ -98,4 +109,8 @@ for k in rows[0]:
     print(f"  {k:12s} {a:9.1f} -> {b:9.1f}  ({(b - a) / a * 100 if a else 0:+.1f} %)")
 print(f"  snapshot versions seen: {len({r['snapshot'] for r in rows})}")
 print(f"  members killed and restarted: {sum(1 for r in rows if r['killed'])}")
+print(f"  control-plane connection cuts: {sum(1 for r in rows if r['cut'])}")
 PY
+# Each cut must show as a closed stream and a new connection in the data plane's log.
+echo "control-plane streams closed: $(grep -c 'control-plane stream closed' "$OUT/dataplane-shipped.log")," \
+  "connected: $(grep -c 'connected to control plane' "$OUT/dataplane-shipped.log")" | tee -a "$OUT/log.txt"
