@@ -37,9 +37,10 @@ public final class TryCourse<T extends TryCourse.Attempt> {
     /**
      * Try {@code t} is over without carrying the answer ({@code end}, {@code label} for its
      * attempt's metric): its bytes are dropped, its member's slot freed, a failure counted against
-     * the member when it {@link End#FAILED}.
+     * the member when it {@link End#FAILED}. {@code inFront}: it was the try in front (not a
+     * hedge).
      */
-    void ended(T t, End end, String label, long now);
+    void ended(T t, End end, boolean inFront, String label, long now);
   }
 
   /** How a try that does not carry the answer ends. */
@@ -182,7 +183,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       }
       replaced = front;
       if (replaced != null) {
-        accounts.ended(replaced, End.SLOWER, "cancelled", now);
+        accounts.ended(replaced, End.SLOWER, true, "cancelled", now);
       }
       accounts.hedge("won");
       front = t;
@@ -213,7 +214,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
     }
     front = null;
     phase = Phase.WAITING;
-    accounts.ended(t, End.FAILED, "5xx", now);
+    accounts.ended(t, End.FAILED, true, "5xx", now);
     return true;
   }
 
@@ -234,7 +235,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       hedges.remove(t);
       accounts.hedge("failed");
     }
-    accounts.ended(t, End.FAILED, label, now);
+    accounts.ended(t, End.FAILED, inFront, label, now);
     if (phase == Phase.ANSWERING) {
       return AfterLoss.MID_ANSWER; // the request ends with its broken answer
     }
@@ -279,7 +280,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       return;
     }
     for (T h : hedges) {
-      accounts.ended(h, End.CANCELLED, "cancelled", now);
+      accounts.ended(h, End.CANCELLED, false, "cancelled", now);
       accounts.hedge("lost");
     }
     hedges.clear();

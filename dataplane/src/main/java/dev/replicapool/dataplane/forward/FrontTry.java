@@ -25,7 +25,6 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
   /** The request's trace, null when it has none. */
   private final RequestTrace trace;
 
-  private H1Try tried;
   private Endpoint member;
   private long since;
   private Endpoint last;
@@ -66,14 +65,8 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
 
   /** Try {@code t} is in front now: the first, a retry, or a hedge whose answer came first. */
   void start(H1Try t) {
-    tried = t;
     member = t.member();
     since = t.sentAt();
-  }
-
-  /** Whether {@code t} is the try in front and not over yet. */
-  boolean holds(H1Try t) {
-    return member != null && tried == t;
   }
 
   /** The try in front is over: its member's slot is free again. Returns how long it took. */
@@ -150,9 +143,9 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
    * hedge frees its member's slot and counts its attempt, and a failure against its member.
    */
   @Override
-  public void ended(H1Try t, TryCourse.End end, String label, long now) {
+  public void ended(H1Try t, TryCourse.End end, boolean inFront, String label, long now) {
     t.cancel();
-    if (holds(t)) {
+    if (inFront) {
       switch (end) {
         case FAILED -> failed(label);
         case SLOWER -> lostToHedge();

@@ -24,7 +24,7 @@ final class H2TryAccounts implements TryCourse.Accounts<H2Try> {
   }
 
   @Override
-  public void ended(H2Try t, TryCourse.End end, String label, long now) {
+  public void ended(H2Try t, TryCourse.End end, boolean inFront, String label, long now) {
     t.cancel();
     long nanos = t.end();
     switch (end) {

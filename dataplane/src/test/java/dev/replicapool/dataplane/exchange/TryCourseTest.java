@@ -75,7 +75,9 @@ class TryCourseTest {
         }
 
         @Override
-        public void ended(FakeTry t, End end, String label, long at) {
+        public void ended(FakeTry t, End end, boolean inFront, String label, long at) {
+          // No test here ends a hedge after it won: a hedge ends as one, the others in front.
+          assertThat(inFront).as(t.name() + " in front").isEqualTo(!t.name().startsWith("hedge"));
           accounts.add(t.name() + " " + end + " " + label);
         }
       };
