@@ -2,21 +2,43 @@
 # (bench/proxy/shipped.sh, bench/soak/run.sh): the jars as the images copy them, the image's JVM
 # flags (SHIPPED_FLAGS), a local run (API server, operator, sample replicas) as the control plane
 # and neighbours, a pool applied with kubectl, and dp_start for a data plane fed by that operator.
+# OWN_OPERATOR=1: the pool lives in a namespace of its own ("bench") and is served by an operator
+# of its own, the operator jar started as its image starts it (op_start), which can be stopped and
+# started again alone; the local run's operator then watches only its example pools' namespace
+# and listens elsewhere. The data planes dial OP_PORT either way.
 KUBECTL=${KUBECTL:-$(ls "$HOME"/.kubeapitest/k8s/*/kubectl 2>/dev/null | head -1)}
 [ -x "$KUBECTL" ] || { echo "no kubectl: run scripts/provision-k8s.sh" >&2; exit 1; }
 LOCAL_TRAFFIC=$((BACKEND_BASE + 12)); LOCAL_ADMIN=$((BACKEND_BASE + 13))
 OP_PORT=$((BACKEND_BASE + 14)); OP_ADMIN=$((BACKEND_BASE + 15))
+BENCH_NS=default; LOCAL_OP_PORT=$OP_PORT; LOCAL_OP_ADMIN=$OP_ADMIN; LOCAL_OP_FLAGS=()
+if [ "${OWN_OPERATOR:-0}" = 1 ]; then
+  BENCH_NS=bench; LOCAL_OP_PORT=$((BACKEND_BASE + 18)); LOCAL_OP_ADMIN=$((BACKEND_BASE + 19))
+  LOCAL_OP_FLAGS=(--operator-namespaces default)
+fi
 
 # The jars as the images copy them (target/*.jar with target/lib/), rebuilt when a source is newer.
 DP_JAR="$ROOT/dataplane/target/replicapool-dataplane.jar"; LOCAL_JAR="$ROOT/local/target/replicapool-local.jar"
+OPERATOR_JAR="$ROOT/operator/target/replicapool-operator.jar"
 stale() { [ ! -f "$1" ] || [ -n "$(cd "$ROOT" && find . -path ./.git -prune -o -path ./bench -prune -o \( -name '*.java' -o -name pom.xml \) -newer "$1" -print -quit)" ]; }
-if stale "$DP_JAR" || stale "$LOCAL_JAR"; then
+if stale "$DP_JAR" || stale "$LOCAL_JAR" || stale "$OPERATOR_JAR"; then
   log "building the jars"
-  (cd "$ROOT" && mvn -B -q -ntp -o -DskipTests -Dspotless.check.skip=true package -pl dataplane,local -am)
+  (cd "$ROOT" && mvn -B -q -ntp -o -DskipTests -Dspotless.check.skip=true package -pl dataplane,operator,local -am)
 fi
+# Each jar runs from a copy in $OUT (with its lib/): Maven rewrites target/*.jar in place, so a
+# build in the work tree during a long run would change the classes under a running JVM.
+run_copy() { # JAR NAME: prints the copy's path
+  mkdir -p "$OUT/jars/$2"
+  cp "$1" "$OUT/jars/$2/" && cp -r "$(dirname "$1")/lib" "$OUT/jars/$2/"
+  echo "$OUT/jars/$2/$(basename "$1")"
+}
+DP_JAR=$(run_copy "$DP_JAR" dataplane); LOCAL_JAR=$(run_copy "$LOCAL_JAR" local)
+OPERATOR_JAR=$(run_copy "$OPERATOR_JAR" operator)
 
-# The image's java command line, and the manifest's memory limit as the JVM sees it in a cgroup.
-ENTRY=$(python3 - "$ROOT/dataplane/Dockerfile" <<'PY'
+# image_flags DOCKERFILE MANIFEST: the image's java flags, and the manifest's memory limit as the
+# JVM sees it in a cgroup (-XX:MaxRAM).
+image_flags() {
+  local entry limit
+  entry=$(python3 - "$1" <<'PY'
 import json, sys
 line = [l for l in open(sys.argv[1]) if l.startswith("ENTRYPOINT")][-1]
 argv = json.loads(line[len("ENTRYPOINT"):])
@@ -24,14 +46,16 @@ assert argv[0] == "java" and argv[-2:] == ["-jar", "/app/app.jar"], argv
 print(" ".join(argv[1:-2]))
 PY
 )
-LIMIT=$(python3 - "$ROOT/manifests/dataplane.yaml" <<'PY'
+  limit=$(python3 - "$2" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 m = re.search(r"limits:\s*\n\s*memory:\s*(\d+)Mi", text)
 print(m.group(1) + "m")
 PY
 )
-SHIPPED_FLAGS="$ENTRY -XX:MaxRAM=$LIMIT"
+  echo "$entry -XX:MaxRAM=$limit"
+}
+SHIPPED_FLAGS=$(image_flags "$ROOT/dataplane/Dockerfile" "$ROOT/manifests/dataplane.yaml")
 
 # local_run_start: the local run, in $OUT (its state directory .local goes there); it finds the CRD
 # and the example pools from its working directory upwards, which $OUT need not be inside.
@@ -39,7 +63,8 @@ local_run_start() {
   log "starting the local run (API server, operator, sample replicas, example pools)"
   ln -sfn "$ROOT/crds" "$OUT/crds"; ln -sfn "$ROOT/examples" "$OUT/examples"
   (cd "$OUT" && exec java -XX:+UseSerialGC -jar "$LOCAL_JAR" --traffic-port $LOCAL_TRAFFIC \
-    --admin-port $LOCAL_ADMIN --operator-port $OP_PORT --operator-admin $OP_ADMIN) >"$OUT/local-run.log" 2>&1 &
+    --admin-port $LOCAL_ADMIN --operator-port $LOCAL_OP_PORT --operator-admin $LOCAL_OP_ADMIN \
+    "${LOCAL_OP_FLAGS[@]}") >"$OUT/local-run.log" 2>&1 &
   LOCAL_PID=$!
   # The local run stops what it started (API server, replicas) on SIGTERM; give it the time to.
   stop_local() { kill "$LOCAL_PID" 2>/dev/null && timeout 30 tail --pid="$LOCAL_PID" -f /dev/null; }
@@ -51,6 +76,29 @@ local_run_start() {
     sleep 1
   done
   export KUBECONFIG="$OUT/.local/kubeconfig"
+  if [ "${OWN_OPERATOR:-0}" = 1 ]; then
+    "$KUBECTL" create namespace "$BENCH_NS" >/dev/null
+    op_start
+  fi
+}
+
+# op_start (OWN_OPERATOR=1): the operator jar as its image and manifest run it (the image's flags,
+# the manifest's memory limit, leader election on a Lease in its namespace), watching the pool's
+# namespace only; OPERATOR_PID. Its log is appended to, so a restart keeps the first run's lines.
+op_start() {
+  local flags; flags=$(image_flags "$ROOT/operator/Dockerfile" "$ROOT/manifests/operator.yaml")
+  # shellcheck disable=SC2086 # the flags are words
+  java $flags -jar "$OPERATOR_JAR" --kubeconfig "$OUT/.local/kubeconfig" --namespaces "$BENCH_NS" \
+    --token-file "$OUT/.local/control-plane-token" --control-plane-host 127.0.0.1 \
+    --control-plane-port $OP_PORT --admin-port $OP_ADMIN --leader-election-namespace "$BENCH_NS" \
+    >>"$OUT/operator.log" 2>&1 &
+  OPERATOR_PID=$!; PIDS+=($OPERATOR_PID)
+  local end=$((SECONDS + 60))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$OP_ADMIN/readyz")" = 200 ]; do
+    kill -0 $OPERATOR_PID 2>/dev/null || { tail -20 "$OUT/operator.log"; exit 1; }
+    [ $SECONDS -lt $end ] || { echo "the operator did not get ready" >&2; tail -20 "$OUT/operator.log"; exit 1; }
+    sleep 0.5
+  done
 }
 
 # bench_pool_apply: three static nginx backends and the pool "bench" over them, as a user writes
@@ -65,7 +113,7 @@ bench_pool_apply() {
   "$KUBECTL" apply -f - >/dev/null <<YAML
 apiVersion: replicapool.dev/v1alpha1
 kind: ReplicaPool
-metadata: {name: bench, namespace: default}
+metadata: {name: bench, namespace: $BENCH_NS}
 spec:
   endpoints:
 $(for i in 1 2 3; do echo "    - {host: 127.0.0.1, port: $((BACKEND_BASE + i))}"; done)
@@ -74,7 +122,7 @@ $(for i in 1 2 3; do echo "    - {host: 127.0.0.1, port: $((BACKEND_BASE + i))}"
   routing: {policy: RoundRobin}
   dataPlaneGroups: [bench]
 YAML
-  "$KUBECTL" get rp bench -o yaml > "$OUT/pool.yaml"
+  "$KUBECTL" -n "$BENCH_NS" get rp bench -o yaml > "$OUT/pool.yaml"
 }
 
 # dp_start NAME PORT ADMIN FLAGS...: the data plane jar, fed by the local run's operator.

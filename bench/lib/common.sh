@@ -20,7 +20,7 @@ free_block() { python3 -c "
 import socket,random
 while True:
     b=random.randrange(20000,30000); ok=True; socks=[]
-    for p in range(b+1,b+18):
+    for p in range(b+1,b+21):
         s=socket.socket()
         try: s.bind(('127.0.0.1',p)); socks.append(s)
         except OSError: ok=False; break

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A long run of the data plane as users run it (bench/lib/as-shipped.sh: the image's JVM flags and
-# memory limit, fed by a local run's operator, a pool applied with kubectl): a steady paced load,
+# memory limit, a pool applied with kubectl in a namespace of its own, fed by an operator of its
+# own started as its image starts it, beside a local run's API server): a steady paced load,
 # the pool's membership changed every CHURN_SECONDS (3 members, then 2, then 3: a snapshot push and
 # a hand-over each time), every KILL_SECONDS one member (k1, k2, k3 in turn, each an nginx of its
 # own) SIGKILLed and started again RESTART_SECONDS later, and every SAMPLE_SECONDS the data plane's
@@ -8,21 +9,26 @@
 # generation again after a forced full collection (jcmd GC.run): the live data, which tells a leak
 # from garbage not yet collected; every RECONNECT_SECONDS the data plane's control-plane connection
 # cut from outside (ss -K: both ends get a reset, as from a firewall or a dropped NAT entry), so
-# it dials again and is sent the whole state. At the end: every request's status (wrk), and for
+# it dials again and is sent the whole state; at OPERATOR_RESTART_AT seconds the operator stopped
+# (SIGTERM, as a rollout does) and started again: the data plane keeps its last state meanwhile and
+# dials the new one. The operator figures are that process's. At the end: every request's status
+# (wrk), and for
 # each figure its median over the first and the last third of the run and the growth between them.
 # Nothing should grow once warm: a leak shows as a last third above the first.
-# KILL_SECONDS=0, GC_SECONDS=0 or RECONNECT_SECONDS=0: none.
+# KILL_SECONDS=0, GC_SECONDS=0, RECONNECT_SECONDS=0 or OPERATOR_RESTART_AT=0: none.
 #   bench/soak/run.sh         MINUTES=60 CONNS=8 DELAY_MS=4 CHURN_SECONDS=30 SAMPLE_SECONDS=10
 #                             KILL_SECONDS=60 RESTART_SECONDS=5 GC_SECONDS=60 RECONNECT_SECONDS=300
+#                             OPERATOR_RESTART_AT=300
 NO_HARNESS=1 source "$(dirname "$0")/../lib/common.sh"
 MINUTES=${MINUTES:-60}; CONNS=${CONNS:-8}; DELAY_MS=${DELAY_MS:-4}
 CHURN_SECONDS=${CHURN_SECONDS:-30}; SAMPLE_SECONDS=${SAMPLE_SECONDS:-10}
 KILL_SECONDS=${KILL_SECONDS:-60}; RESTART_SECONDS=${RESTART_SECONDS:-5}; GC_SECONDS=${GC_SECONDS:-60}
-RECONNECT_SECONDS=${RECONNECT_SECONDS:-300}
+RECONNECT_SECONDS=${RECONNECT_SECONDS:-300}; OPERATOR_RESTART_AT=${OPERATOR_RESTART_AT:-300}
 STATIC_EACH=1 # each member an nginx of its own, to be killed alone
+OWN_OPERATOR=1 # the operator can be restarted alone
 source "$(dirname "$0")/../lib/as-shipped.sh"
 log "machine: $(machine)"
-log "soak: $MINUTES min, $CONNS connections each waiting ${DELAY_MS} ms between requests; membership change every ${CHURN_SECONDS} s; a member killed every ${KILL_SECONDS} s, back after ${RESTART_SECONDS} s; forced GC every ${GC_SECONDS} s; control-plane connection cut every ${RECONNECT_SECONDS} s"
+log "soak: $MINUTES min, $CONNS connections each waiting ${DELAY_MS} ms between requests; membership change every ${CHURN_SECONDS} s; a member killed every ${KILL_SECONDS} s, back after ${RESTART_SECONDS} s; forced GC every ${GC_SECONDS} s; control-plane connection cut every ${RECONNECT_SECONDS} s; the operator restarted at ${OPERATOR_RESTART_AT} s"
 local_run_start
 bench_pool_apply
 # shellcheck disable=SC2086 # the flags are words
@@ -47,24 +53,37 @@ live() { # PID: the old generation after a forced full collection, MiB
   jstat -gc "$1" | awk 'NR==2{for(i=1;i<=NF;i++) if(h[i]=="OU") printf "%.1f", $i/1024} NR==1{for(i=1;i<=NF;i++) h[i]=$i}'
 }
 member_pid() { cat "$OUT/static-k$1/nginx.pid" 2>/dev/null || true; }
-kill_member() { # I: SIGKILL, then the same member again RESTART_SECONDS later (in a subshell)
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# kill_member I: nginx k_I SIGKILLed, its master and its worker (a worker outlives its master and
+# would go on serving the port), then started again RESTART_SECONDS later (run in a subshell).
+# Each kill is checked and written to kills.tsv: the port closed after the kill, open again after.
+kill_member() {
   set +e
-  local pid; pid=$(member_pid "$1")
-  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+  local pid port=$((BACKEND_BASE + $1)) down=no up=no
+  pid=$(member_pid "$1")
+  # shellcheck disable=SC2046 # the worker pids are words
+  [ -n "$pid" ] && kill -9 $(pgrep -P "$pid") "$pid" 2>/dev/null
+  for _ in $(seq 1 40); do port_open "$port" || { down=yes; break; }; sleep 0.05; done
   sleep "$RESTART_SECONDS"
   rm -f "$OUT/static-k$1/nginx.pid"
   static_member "$1" >/dev/null 2>&1
+  port_open "$port" && up=yes
+  echo -e "$((SECONDS - start))\tk$1\t$down\t$up" >> "$OUT/kills.tsv"
 }
 cut_control_plane() { # the data plane's connection to the operator, reset at both ends
   ss -K -t state established dst 127.0.0.1 dport = :"$OP_PORT" >/dev/null 2>&1 || true
+}
+restart_operator() { # SIGTERM, its exit awaited (its Lease released), then a new one until ready
+  kill "$OPERATOR_PID" 2>/dev/null; timeout 60 tail --pid="$OPERATOR_PID" -f /dev/null
+  op_start
 }
 stop_members() { set +e; for i in 1 2 3; do p=$(member_pid "$i"); [ -n "$p" ] && kill "$p" 2>/dev/null; done; return 0; }
 trap 'stop_members; stop_local; cleanup' EXIT
 endpoints() { # N: the pool's members are the first N static backends
   local list=""; for i in $(seq 1 "$1"); do list="$list${list:+,}{\"host\":\"127.0.0.1\",\"port\":$((BACKEND_BASE + i))}"; done
-  "$KUBECTL" patch rp bench --type=merge -p "{\"spec\":{\"endpoints\":[$list]}}" >/dev/null
+  "$KUBECTL" -n "$BENCH_NS" patch rp bench --type=merge -p "{\"spec\":{\"endpoints\":[$list]}}" >/dev/null
 }
-echo -e "t_s\tdp_rss_mib\tdp_threads\tdp_fds\tdp_old_mib\top_rss_mib\top_threads\top_fds\top_old_mib\tsnapshot\tdp_live_mib\top_live_mib\tkilled\tcut" > "$OUT/soak.tsv"
+echo -e "t_s\tdp_rss_mib\tdp_threads\tdp_fds\tdp_old_mib\top_rss_mib\top_threads\top_fds\top_old_mib\tsnapshot\tdp_live_mib\top_live_mib\tkilled\tcut\trestarted" > "$OUT/soak.tsv"
 start=$SECONDS; next_churn=$CHURN_SECONDS; members=3
 next_kill=$KILL_SECONDS; next_gc=$GC_SECONDS; victim=0; LAST_KILL=""; next_cut=$RECONNECT_SECONDS
 while kill -0 "$WRK_PID" 2>/dev/null; do
@@ -77,28 +96,33 @@ while kill -0 "$WRK_PID" 2>/dev/null; do
     victim=$((victim % 3 + 1)); killed=k$victim; next_kill=$((next_kill + KILL_SECONDS))
     kill_member "$victim" & LAST_KILL=$!
   fi
+  restarted=""
+  if [ "$OPERATOR_RESTART_AT" -gt 0 ] && [ "$t" -ge "$OPERATOR_RESTART_AT" ] && [ -z "${RESTARTED:-}" ]; then
+    restart_operator; restarted=operator; RESTARTED=1
+  fi
   cut=""
   if [ "$RECONNECT_SECONDS" -gt 0 ] && [ "$t" -ge "$next_cut" ]; then
     cut_control_plane; cut=cut; next_cut=$((next_cut + RECONNECT_SECONDS))
   fi
   dp_live=""; op_live=""
   if [ "$GC_SECONDS" -gt 0 ] && [ "$t" -ge "$next_gc" ]; then
-    dp_live=$(live "$SHIPPED_PID"); op_live=$(live "$LOCAL_PID"); next_gc=$((next_gc + GC_SECONDS))
+    dp_live=$(live "$SHIPPED_PID"); op_live=$(live "$OPERATOR_PID"); next_gc=$((next_gc + GC_SECONDS))
   fi
   version=$(curl -s "http://127.0.0.1:$DP_ADMIN/metrics" | awk '/^replicapool_snapshot_version/ && !v {v = $2} END {print v}')
-  echo -e "$t\t$(sample "$SHIPPED_PID")\t$(sample "$LOCAL_PID")\t${version:-}\t$dp_live\t$op_live\t$killed\t$cut" >> "$OUT/soak.tsv"
+  echo -e "$t\t$(sample "$SHIPPED_PID")\t$(sample "$OPERATOR_PID")\t${version:-}\t$dp_live\t$op_live\t$killed\t$cut\t$restarted" >> "$OUT/soak.tsv"
   sleep "$SAMPLE_SECONDS"
 done
 [ -z "$LAST_KILL" ] || wait "$LAST_KILL" 2>/dev/null || true # the last member's restart
 cat "$OUT/wrk.txt" | tee -a "$OUT/log.txt"
 curl -s "http://127.0.0.1:$DP_ADMIN/metrics" |
   grep -E '^replicapool_(requests_seconds_count|retries_total|ejections_total)' | tee -a "$OUT/log.txt"
-python3 - "$OUT/soak.tsv" <<'PY' | tee -a "$OUT/log.txt"
+touch "$OUT/kills.tsv"
+python3 - "$OUT/soak.tsv" "$OUT/kills.tsv" <<'PY' | tee -a "$OUT/log.txt"
 import csv, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))[1:]  # the first sample: still starting
 print(f"{len(rows)} samples over {rows[-1]['t_s']} s; medians of the first and the last third:")
 for k in rows[0]:
-    if k in ("t_s", "snapshot", "killed", "cut"):
+    if k in ("t_s", "snapshot", "killed", "cut", "restarted"):
         continue
     xs = [r for r in rows if r[k]]  # the live figures are there only on the forced-GC samples
     if not xs:
@@ -109,7 +133,11 @@ for k in rows[0]:
     print(f"  {k:12s} {a:9.1f} -> {b:9.1f}  ({(b - a) / a * 100 if a else 0:+.1f} %)")
 print(f"  snapshot versions seen: {len({r['snapshot'] for r in rows})}")
 print(f"  members killed and restarted: {sum(1 for r in rows if r['killed'])}")
+kills = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()] if len(sys.argv) > 2 else []
+print(f"  kills checked: {len(kills)}, port closed after the kill: {sum(k[2] == 'yes' for k in kills)},"
+      f" open again after the restart: {sum(k[3] == 'yes' for k in kills)}")
 print(f"  control-plane connection cuts: {sum(1 for r in rows if r['cut'])}")
+print(f"  operator restarts: {sum(1 for r in rows if r['restarted'])}")
 PY
 # Each cut must show as a closed stream and a new connection in the data plane's log.
 echo "control-plane streams closed: $(grep -c 'control-plane stream closed' "$OUT/dataplane-shipped.log")," \

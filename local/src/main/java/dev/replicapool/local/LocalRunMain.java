@@ -17,11 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * The whole system on one machine: a local kube-apiserver (or the cluster of --kubeconfig), the
@@ -39,6 +42,8 @@ public final class LocalRunMain {
         --admin-port PORT        data-plane admin port (default 9901)
         --operator-port PORT     operator control-plane port (default 18000)
         --operator-admin PORT    operator /metrics /healthz /readyz (default 8090)
+        --operator-namespaces a,b  namespaces the operator watches (default: all); the
+                                 example pools' namespace should be one of them
       """;
 
   private static final FlagParser PARSER =
@@ -49,7 +54,8 @@ public final class LocalRunMain {
                   "traffic-port",
                   "admin-port",
                   "operator-port",
-                  "operator-admin"),
+                  "operator-admin",
+                  "operator-namespaces"),
               List.of())
           .withHelpWords("--help", "-h")
           .withLaterRepeatWinning();
@@ -141,7 +147,7 @@ public final class LocalRunMain {
     progress.done();
 
     cluster.installCrd();
-    String token = startOperator(cluster.client(), ports, stateDir);
+    String token = startOperator(cluster.client(), ports, operatorNamespaces(flags), stateDir);
     startDataPlane(ports, token);
     List<ReplicaProcess> replicas = startReplicas(namespace, cluster.kubeconfig());
     List<HasMetadata> applied = cluster.applyExamplePools(namespace);
@@ -157,15 +163,31 @@ public final class LocalRunMain {
         replicas);
   }
 
-  /** Starts the operator with a fresh control-plane token (written to stateDir) and returns it. */
-  private String startOperator(KubernetesClient client, LocalPorts ports, Path stateDir)
+  /** The namespaces of --operator-namespaces, blanks dropped; none means all. */
+  static Set<String> operatorNamespaces(Map<String, String> flags) {
+    String value = flags.getOrDefault("operator-namespaces", "");
+    return Arrays.stream(value.split(","))
+        .map(String::trim)
+        .filter(n -> !n.isEmpty())
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /**
+   * Starts the operator, watching {@code namespaces} (empty: all), with a fresh control-plane token
+   * (written to stateDir) and returns the token.
+   */
+  private String startOperator(
+      KubernetesClient client, LocalPorts ports, Set<String> namespaces, Path stateDir)
       throws IOException {
     progress.begin("starting the operator (control plane on 127.0.0.1:" + ports.operator() + ")");
     String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
     Files.writeString(stateDir.resolve("control-plane-token"), token);
     ReplicaPoolOperator operator =
         ReplicaPoolOperator.start(
-            client, OperatorConfig.local(token).withPorts(ports.operator(), ports.operatorAdmin()));
+            client,
+            OperatorConfig.local(token)
+                .withPorts(ports.operator(), ports.operatorAdmin())
+                .withNamespaces(namespaces));
     running.add(0, operator);
     progress.done();
     return token;
