@@ -121,8 +121,9 @@ class RequestPoliciesIT extends DataPlaneTestBase {
     await().atMost(WAIT).untilAsserted(() -> assertThat(slow.inflight.get()).isZero());
   }
 
+  /** POST is not idempotent unless the pool names it: never hedged (bodies: HedgedBodiesIT). */
   @Test
-  void aBodyIsNeverHedged() throws Exception {
+  void aPostIsNeverHedged() throws Exception {
     TestMember slow = member("slow");
     slow.delayMillis = 400;
     TestMember other = member("other");

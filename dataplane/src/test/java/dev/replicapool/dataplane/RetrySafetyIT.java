@@ -5,24 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.CrashingMember.Received;
-import dev.replicapool.testing.OnEventLoop;
+import dev.replicapool.dataplane.H2Posts.Answer;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
-import io.vertx.core.http.RequestOptions;
-import io.vertx.core.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +35,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
 
   final List<GrpcEcho> grpcServers = new ArrayList<>();
   ManagedChannel channel;
-  HttpClient h2;
+  H2Posts h2;
 
   @AfterEach
   void stopClients() {
@@ -51,7 +44,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
     }
     grpcServers.forEach(GrpcEcho::stop);
     if (h2 != null) {
-      h2.close().await();
+      h2.close();
     }
   }
 
@@ -302,35 +295,10 @@ class RetrySafetyIT extends DataPlaneTestBase {
 
   // ---- helpers -------------------------------------------------------------------------------
 
-  record Answer(int status, String body) {}
-
   /** An HTTP/2 (prior knowledge) POST of BODY in two DATA frames, without content-length. */
   Answer h2Post() throws Exception {
-    h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
-    RequestOptions post =
-        new RequestOptions()
-            .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
-            .setHost(HOST)
-            .setPort(80)
-            .setMethod(HttpMethod.POST)
-            .setURI("/orders");
-    return new OnEventLoop(vertx)
-        .call(
-            () ->
-                h2.request(post)
-                    .compose(
-                        req -> {
-                          req.setChunked(true); // no content-length
-                          req.write(BODY.substring(0, 10));
-                          req.end(BODY.substring(10));
-                          return req.response();
-                        })
-                    .compose(r -> r.body().map(b -> new Answer(r.statusCode(), b.toString()))))
-        .await(20, TimeUnit.SECONDS);
+    h2 = new H2Posts(vertx, dp.trafficPort());
+    return h2.post(HOST, "/orders", BODY);
   }
 
   GrpcEcho grpc(String name) throws Exception {

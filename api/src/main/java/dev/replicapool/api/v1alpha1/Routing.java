@@ -70,9 +70,10 @@ public class Routing {
   public Idempotent idempotent;
 
   @JsonPropertyDescription(
-      "Hedged requests: idempotent requests without a body get a second try on another member"
-          + " when the first has not answered within a delay; the first answer wins. Default: none"
-          + " (off).")
+      "Hedged requests: idempotent requests get a second try on another member when the first"
+          + " has not answered within a delay after the whole request came (a body is kept up to"
+          + " 64 KiB and sent whole; a larger one is not hedged); the first answer wins. Default:"
+          + " none (off).")
   public Hedging hedging;
 
   @JsonPropertyDescription(

@@ -137,7 +137,9 @@ public final class TryCourse<T extends TryCourse.Attempt> {
   /**
    * A hedge is due at {@code now}: returns the try {@code newTry} makes for a member not tried yet,
    * out beside the others, or null when none may go, and then no other will (no member left, the
-   * retry budget spent, an answer already started).
+   * retry budget spent, an answer already started, or a body past what is kept: {@link
+   * Tries#hedgeable}). A hedge is sent the whole request at once: its delay counts from the end of
+   * the request ({@link Deadlines}).
    */
   public T hedgeDue(long now, Function<Endpoint, T> newTry) {
     if (phase != Phase.TRYING || !tries.hedgeable()) {

@@ -8,10 +8,11 @@ import dev.replicapool.dataplane.wire.HeadScanner;
 import io.netty.buffer.ByteBuf;
 
 /**
- * A hedge of a bodyless HTTP/1.x request: the same head sent to another member while the first try
- * waits. It only collects what its member sends until an answer's head is complete; then its {@link
- * Hedges} either hands it to the exchange (its connection and the bytes so far, parsed as the
- * exchange parses any answer) or cancels it. Touched on the client's event loop only.
+ * A hedge of an HTTP/1.x request: the same request (head and kept body) sent to another member
+ * while the first try waits. It only collects what its member sends until an answer's head is
+ * complete; then its {@link Hedges} either hands it to the exchange (its connection and the bytes
+ * so far, parsed as the exchange parses any answer) or cancels it. Touched on the client's event
+ * loop only.
  */
 final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections.ConnectListener {
   private static final int MAX_HEAD = 64 * 1024;
@@ -34,7 +35,7 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
     }
     upstream = c;
     c.attach(this);
-    c.channel().writeAndFlush(hedges.head(this), c.channel().voidPromise());
+    hedges.sendRequest(this, c.channel());
   }
 
   @Override

@@ -3,7 +3,7 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Tries;
-import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
 /**
@@ -50,9 +50,12 @@ final class Hedges {
     }
   }
 
-  /** The head hedge {@code h} sends: the same bytes as the first try's (but its traceparent). */
-  ByteBuf head(HedgeTry h) {
-    return request.headFor(front.traceparent(h.member(), h.sentAt()));
+  /**
+   * Hedge {@code h} has its connection: the whole request goes out on it, the same bytes as the
+   * first try's (but its traceparent).
+   */
+  void sendRequest(HedgeTry h, Channel ch) {
+    request.sendWhole(ch, front.traceparent(h.member(), h.sentAt()));
   }
 
   /** A hedge has a complete answer's head first: the exchange goes on with it. */

@@ -118,6 +118,9 @@ final class Http1Exchange implements H1Upstream.User {
     if (out.clientBody(bytes, last, finished)) {
       releaseDeferred();
     }
+    if (last) {
+      runner.armTimer(); // a hedge's delay counts from the body's end (Deadlines)
+    }
   }
 
   /** The end of a read from the client. */

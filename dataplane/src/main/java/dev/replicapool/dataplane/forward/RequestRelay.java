@@ -195,9 +195,19 @@ final class RequestRelay {
     return head != null && (!bodyWritten || keptBody != null);
   }
 
-  /** Whether the request has no body: only such a request is hedged. */
-  boolean bodyless() {
-    return bodyless;
+  /**
+   * The whole request, as kept, goes out on {@code ch} (a hedge's connection), with the traceparent
+   * of its try ({@code traceparent}: null when not traced). A hedge goes out only once the body is
+   * complete and while it is kept ({@code Tries.hedgeable}).
+   */
+  void sendWhole(Channel ch, String traceparent) {
+    ch.write(headFor(traceparent), ch.voidPromise());
+    if (keptBody != null) {
+      for (ByteBuf b : keptBody) {
+        ch.write(b.retainedDuplicate(), ch.voidPromise());
+      }
+    }
+    ch.flush();
   }
 
   /** Whether the head is kept (the request can be sent again). */

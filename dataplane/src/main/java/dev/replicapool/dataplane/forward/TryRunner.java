@@ -70,10 +70,11 @@ final class TryRunner implements QueueSlot.Owner {
 
   /**
    * Hedges follow the first try when the pool's hedging covers the request. A request with a body
-   * is not hedged: its body streams to one member at a time.
+   * is hedged once all of it is in and kept (its delay counts from the body's end, {@link
+   * Deadlines}); a body past what is kept is never sent twice, so it is not hedged.
    */
   void hedgeIfCovered() {
-    if (request.bodyless() && tries.hedgeable()) {
+    if (tries.hedgeable()) {
       RequestPolicy rp = pool.requests();
       hedges = new Hedges(fw, pool, course, this, exchange, front, request, response);
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
@@ -221,7 +222,7 @@ final class TryRunner implements QueueSlot.Owner {
   void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
     failureStatus = 502;
     failureMessage = pool.aboutMember(h.member(), "failed");
-    lost(h, label, outcome, true, label); // a hedged request has no body: it can go again
+    lost(h, label, outcome, true, label); // a hedged request is kept whole: it can go again
   }
 
   /**

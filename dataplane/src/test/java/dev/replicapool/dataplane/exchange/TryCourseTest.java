@@ -301,6 +301,18 @@ class TryCourseTest {
   }
 
   @Test
+  void noHedgeGoesOutOnceTheBodyOutgrewWhatIsKept() {
+    TryCourse<FakeTry> c = course(true, true, 1);
+    first(c);
+    tries.bodyNotKept();
+    now += 20 * MS;
+    assertThat(hedge(c)).as("a body past what is kept is never sent twice").isNull();
+    assertThat(accounts).as("not denied by the budget: not sent at all").isEmpty();
+    assertThat(deadlines.hedgesLeft()).as("no other hedge is due").isFalse();
+    assertThat(c.hedges()).isEmpty();
+  }
+
+  @Test
   void noHedgeGoesOutWhenNoMemberIsLeftOrTheRequestIsNotHedged() {
     members = 1;
     TryCourse<FakeTry> c = course(true, true, 1);
