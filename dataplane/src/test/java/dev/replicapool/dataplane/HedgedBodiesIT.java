@@ -56,14 +56,7 @@ class HedgedBodiesIT extends DataPlaneTestBase {
       return h2.post(HOST, "/orders", body);
     }
     try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      RawHttp.Response r =
-          c.send(
-              "POST /orders HTTP/1.1\r\nHost: "
-                  + HOST
-                  + "\r\nContent-Length: "
-                  + body.length()
-                  + "\r\n\r\n"
-                  + body);
+      RawHttp.Response r = c.post(HOST, "/orders", body);
       return new Answer(r.status(), r.body());
     }
   }

@@ -44,6 +44,19 @@ final class RawHttp implements AutoCloseable {
     return send("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
   }
 
+  /** A POST of {@code body} with its Content-Length. */
+  Response post(String host, String path, String body) throws IOException {
+    return send(
+        "POST "
+            + path
+            + " HTTP/1.1\r\nHost: "
+            + host
+            + "\r\nContent-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body);
+  }
+
   Response send(String raw) throws IOException {
     return send(raw.getBytes(StandardCharsets.ISO_8859_1));
   }

@@ -79,13 +79,7 @@ class RetrySafetyIT extends DataPlaneTestBase {
   /** POST /orders over HTTP/1.1 with a Content-Length. */
   RawHttp.Response h1Post(String body) throws Exception {
     try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      return c.send(
-          "POST /orders HTTP/1.1\r\nHost: "
-              + HOST
-              + "\r\nContent-Length: "
-              + body.length()
-              + "\r\n\r\n"
-              + body);
+      return c.post(HOST, "/orders", body);
     }
   }
 

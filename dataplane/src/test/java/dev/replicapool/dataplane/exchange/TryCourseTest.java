@@ -2,9 +2,6 @@ package dev.replicapool.dataplane.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.replicapool.api.v1alpha1.MemberState;
-import dev.replicapool.api.v1alpha1.RoutingPolicy;
-import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.exchange.TryCourse.AfterLoss;
 import dev.replicapool.dataplane.exchange.TryCourse.End;
 import dev.replicapool.dataplane.exchange.TryCourse.Phase;
@@ -17,15 +14,12 @@ import dev.replicapool.dataplane.policy.RetryBudgetWindow;
 import dev.replicapool.dataplane.policy.RetryPolicy;
 import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
-import dev.replicapool.dataplane.routing.RouterSettings;
-import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
+import dev.replicapool.dataplane.routing.TestRouters;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,20 +45,7 @@ class TryCourseTest {
 
   /** A pool of {@code n} healthy members, balanced round-robin. */
   PoolRouter router(int n) {
-    List<MemberSnapshot> ms = new ArrayList<>();
-    for (int i = 1; i <= n; i++) {
-      ms.add(new MemberSnapshot("10.0.0." + i, 80, 1.0, MemberState.Healthy));
-    }
-    RouterSettings settings =
-        RouterSettingsBuilder.builder()
-            .policy(RoutingPolicy.RoundRobin)
-            .outlier(OutlierPolicy.DEFAULT)
-            .ewmaTauMillis(10_000)
-            .defaultLatencyMillis(50)
-            .failurePenaltyMillis(500)
-            .build();
-    return PoolRouter.create(
-        "ns/pool", settings, ms, null, () -> now, new Random(1), new PoolRouter.Events() {});
+    return TestRouters.roundRobin(n, () -> now);
   }
 
   final TryCourse.Accounts<FakeTry> accountsLog =

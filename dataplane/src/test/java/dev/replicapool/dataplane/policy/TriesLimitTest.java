@@ -2,16 +2,11 @@ package dev.replicapool.dataplane.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.replicapool.api.v1alpha1.MemberState;
-import dev.replicapool.api.v1alpha1.RoutingPolicy;
-import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
-import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
+import dev.replicapool.dataplane.routing.TestRouters;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The in-flight limit per member as tries see it. */
@@ -19,24 +14,7 @@ class TriesLimitTest {
   final FakeClock clock = new FakeClock();
 
   PoolRouter router(int members) {
-    List<MemberSnapshot> ms = new ArrayList<>();
-    for (int i = 0; i < members; i++) {
-      ms.add(new MemberSnapshot("10.0.0." + i, 8080, 1.0, MemberState.Healthy));
-    }
-    return PoolRouter.create(
-        "ns/pool",
-        RouterSettingsBuilder.builder()
-            .policy(RoutingPolicy.RoundRobin)
-            .outlier(OutlierPolicy.DEFAULT)
-            .ewmaTauMillis(10_000)
-            .defaultLatencyMillis(50)
-            .failurePenaltyMillis(500)
-            .build(),
-        ms,
-        null,
-        clock,
-        new Random(1),
-        new PoolRouter.Events() {});
+    return TestRouters.roundRobin(members, clock);
   }
 
   RequestPolicy limited(int max) {
