@@ -5,7 +5,6 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -112,11 +111,6 @@ public final class TryCourse<T extends TryCourse.Attempt> {
   /** The try the per-try timeout watches: the one in front, else the oldest hedge; or null. */
   public T watched() {
     return front != null ? front : hedgesOut() ? hedges.get(0) : null;
-  }
-
-  /** The hedges out, oldest first (a copy). */
-  public List<T> hedges() {
-    return hedges == null ? List.of() : List.copyOf(hedges);
   }
 
   /** Whether {@code t} counts: in front, or a hedge out while no answer has started. */

@@ -81,7 +81,7 @@ final class H2RequestBody {
 
   /**
    * The whole request's frames again, for a hedge sent beside the current try: only when the
-   * request ended and its body was kept whole ({@link #whole}).
+   * request ended and its body was kept whole (the stream's tries say so: `Tries.hedgeable`).
    */
   List<Http2StreamFrame> copy() {
     ArrayList<Http2StreamFrame> frames = new ArrayList<>(kept.size());
@@ -95,11 +95,6 @@ final class H2RequestBody {
   /** Whether another try could get the whole request: nothing was sent yet, or all is kept. */
   boolean replayable() {
     return !written || whole;
-  }
-
-  /** Whether every frame so far is kept, so that the request can be sent again as it is. */
-  boolean whole() {
-    return whole;
   }
 
   /** The current try is gone for good (a hedge answered instead): what it had left is dropped. */
