@@ -84,6 +84,11 @@ public final class OperatorMain {
   private OperatorMain() {}
 
   public static void main(String[] args) throws Exception {
+    // Our logging (INFO) unless the user names a file; a name of its own, since the jars beside
+    // the operator's on a class path (the local run's, the tests') bring logback.xml files too.
+    if (System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "replicapool-operator-logback.xml");
+    }
     Map<String, String> flags;
     OperatorConfig config;
     try {
