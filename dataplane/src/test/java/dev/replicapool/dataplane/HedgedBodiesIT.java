@@ -56,6 +56,20 @@ class HedgedBodiesIT extends DataPlaneTestBase {
       return h2.post(HOST, "/orders", body);
     }
     try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      if (client.equals("h1 chunked")) { // the body in two chunks, each with its framing
+        RawHttp.Response r =
+            c.send(
+                "POST /orders HTTP/1.1\r\nHost: "
+                    + HOST
+                    + "\r\nTransfer-Encoding: chunked\r\n\r\na\r\n"
+                    + body.substring(0, 10)
+                    + "\r\n"
+                    + Integer.toHexString(body.length() - 10)
+                    + "\r\n"
+                    + body.substring(10)
+                    + "\r\n0\r\n\r\n");
+        return new Answer(r.status(), r.body());
+      }
       RawHttp.Response r = c.post(HOST, "/orders", body);
       return new Answer(r.status(), r.body());
     }
@@ -85,6 +99,11 @@ class HedgedBodiesIT extends DataPlaneTestBase {
   @Test
   void anHttp11PostIsHedgedWithItsWholeBody() throws Exception {
     aHedgeCarriesTheWholeBody("h1", "http");
+  }
+
+  @Test
+  void anHttp11ChunkedPostIsHedgedWithItsWholeBody() throws Exception {
+    aHedgeCarriesTheWholeBody("h1 chunked", "http");
   }
 
   @Test
