@@ -142,6 +142,47 @@ class H2FloodsIT extends DataPlaneTestBase {
     assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 0);
   }
 
+  /**
+   * A client that never acknowledges the SETTINGS and opens 300 streams it leaves open (HEADERS
+   * without END_STREAM): Netty applies the advertised limit only after the acknowledgement, so
+   * every stream reached the member, each bridged on a member connection of its own (1,500 streams,
+   * 1,500 member connections from one client connection, before the guard). Now the limit holds
+   * from the first frame: 100 streams, the rest refused (REFUSED_STREAM, which a client may retry),
+   * the connection kept.
+   */
+  @Test
+  void streamsPastTheLimitAreRefusedEvenBeforeTheSettingsAreAcknowledged() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", dp.trafficPort())) {
+      s.setSoTimeout(20_000);
+      OutputStream out = s.getOutputStream();
+      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(frame(0x4, 0, 0, new byte[0])); // its SETTINGS; ours it never acknowledges
+      for (int id = 1; id < 1 + 2 * 300; id += 2) {
+        out.write(frame(0x1, 0x4, id, RawH2Frames.request(HOST, "/idle"))); // no END_STREAM
+      }
+      out.flush();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      int refused = 0;
+      while (refused < 200) {
+        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+        int type = in.readUnsignedByte();
+        in.readUnsignedByte();
+        in.readInt();
+        byte[] payload = in.readNBytes(length);
+        if (type == 0x3 && payload.length == 4 && payload[3] == 0x7) {
+          refused++; // RST_STREAM REFUSED_STREAM
+        }
+        assertThat(type).as("no GOAWAY: the connection serves on").isNotEqualTo(0x7);
+      }
+      await().atMost(WAIT).until(() -> member.heads.get() == 100);
+      assertThat(member.heads.get()).as("the streams within the limit, no more").isEqualTo(100);
+      assertThat(member.byConnection).as("member connections").hasSize(100);
+    }
+    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+      assertThat(c.get(CALM_HOST, "/calm").status()).as("another client").isEqualTo(200);
+    }
+  }
+
   // ---------------------------------------------------------------- the attacker and the bystander
 
   interface Flood {

@@ -88,6 +88,12 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
       @Override
       protected Http2FrameCodec build(
           Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
+        // The advertised stream limit holds from the first frame: Netty applies it only once the
+        // client acknowledged the SETTINGS, and a client that never does could open any number.
+        Long maxStreams = settings.maxConcurrentStreams();
+        if (maxStreams != null) {
+          decoder.connection().remote().maxActiveStreams((int) Math.min(maxStreams, 1 << 30));
+        }
         Http2FrameCodec codec =
             new H2ServerCodec(
                 encoder,

@@ -19,6 +19,13 @@ import io.netty.handler.timeout.IdleStateHandler;
  * by its first HEADERS frame; {@link H2ConnectionErrors}, last, takes the connection's errors.
  */
 public final class Http2Server {
+  /**
+   * The streams a client may have open on one connection (HAProxy's default, nginx's is 128): each
+   * stream to an HTTP/1.1 pool takes a member connection of its own, so this bounds what one client
+   * connection can make the members hold.
+   */
+  static final int MAX_CONCURRENT_STREAMS = 100;
+
   private Http2Server() {}
 
   /** Sets up HTTP/2 on a connection whose TLS handshake chose h2. */
@@ -29,7 +36,7 @@ public final class Http2Server {
         H2StreamStateGuard.serverCodec()
             .initialSettings(
                 Http2Settings.defaultSettings()
-                    .maxConcurrentStreams(1000)
+                    .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                     .maxHeaderListSize(maxHeaderList))
             .validateHeaders(true)
             .build());
