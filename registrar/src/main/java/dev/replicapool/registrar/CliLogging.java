@@ -5,13 +5,16 @@ public final class CliLogging {
   private CliLogging() {}
 
   /**
-   * Our logback configuration unless the user picks one. No status listener is set: logback then
-   * prints its own status (to stdout) only when its configuration had a warning or an error. (A
-   * console status listener would print every status line, about 30 at each start.)
+   * Our logback configuration unless the user picks one, and logback's own status only on error (to
+   * stderr): stdout carries nothing but a tool's ready line.
    */
   public static void useDefaults() {
     if (System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", "replicapool-cli-logback.xml");
+    }
+    if (System.getProperty("logback.statusListenerClass") == null) {
+      System.setProperty(
+          "logback.statusListenerClass", "ch.qos.logback.core.status.OnErrorConsoleStatusListener");
     }
   }
 }
