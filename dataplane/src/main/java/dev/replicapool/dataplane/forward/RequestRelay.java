@@ -87,9 +87,7 @@ final class RequestRelay {
     ch.write(headFor(traceparent), ch.voidPromise());
     if (bodyWritten) {
       releaseQueued(); // received since the last try: already in the kept copy
-      for (ByteBuf b : keptBody) {
-        ch.write(b.retainedDuplicate(), ch.voidPromise());
-      }
+      writeKeptBody(ch);
     }
     bodyWritten = !bodyless;
     if (queued != null) {
@@ -203,11 +201,16 @@ final class RequestRelay {
   void sendWhole(Channel ch, String traceparent) {
     ch.write(headFor(traceparent), ch.voidPromise());
     if (keptBody != null) {
-      for (ByteBuf b : keptBody) {
-        ch.write(b.retainedDuplicate(), ch.voidPromise());
-      }
+      writeKeptBody(ch);
     }
     ch.flush();
+  }
+
+  /** The kept copy of the body goes out on {@code ch} (each piece its own reference). */
+  private void writeKeptBody(Channel ch) {
+    for (ByteBuf b : keptBody) {
+      ch.write(b.retainedDuplicate(), ch.voidPromise());
+    }
   }
 
   /** Whether the head is kept (the request can be sent again). */
