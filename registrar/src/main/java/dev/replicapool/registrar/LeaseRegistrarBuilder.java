@@ -12,6 +12,20 @@ import java.util.function.BooleanSupplier;
  * checks them and says what is wrong.
  */
 public final class LeaseRegistrarBuilder {
+  /** The default health flag, named so that the start-up log line says what it is. */
+  private static final BooleanSupplier ALWAYS_HEALTHY =
+      new BooleanSupplier() {
+        @Override
+        public boolean getAsBoolean() {
+          return true;
+        }
+
+        @Override
+        public String toString() {
+          return "always healthy";
+        }
+      };
+
   private final KubernetesClient client;
   private String namespace;
   private String pool;
@@ -19,7 +33,7 @@ public final class LeaseRegistrarBuilder {
   private String address;
   private long leaseDurationMillis = 900;
   private Long renewIntervalMillis;
-  private BooleanSupplier health = () -> true;
+  private BooleanSupplier health = ALWAYS_HEALTHY;
   private URI healthUrl;
   private Duration healthTimeout;
   private Clock clock = Clock.systemUTC();
