@@ -163,8 +163,8 @@ final class TryRunner implements QueueSlot.Owner {
     long now = fw.clock.getAsLong();
     course.answered(course.front(), now); // the try in front answered: the hedges out lose
     front.answered(now, status);
-    return tries.wouldRetryAnswer(status)
-        && pool.router().endpoints().size() > tries.tried().size();
+    // the same test as TryCourse.answerReplaced: a member not tried yet may take the request now
+    return tries.wouldRetryAnswer(status) && pool.router().routableCount() > tries.tried().size();
   }
 
   /** A held answer ended: another member gets the request if the budget allows, else it goes. */
