@@ -43,6 +43,9 @@ class H2FloodsIT extends DataPlaneTestBase {
   static final int ENHANCE_YOUR_CALM = 0xb;
   static final int PROTOCOL_ERROR = 0x1;
 
+  /** H2ControlFrameBudget.BURST: PINGs and SETTINGS a client may send with no answer between. */
+  static final int H2_CONTROL_FRAME_BURST = 100;
+
   /** The attacked pool's member, and the well-behaved client's. */
   TestMember member;
 
@@ -127,7 +130,49 @@ class H2FloodsIT extends DataPlaneTestBase {
               // a million PINGs, each owed an acknowledgement
               flood(out, frame(0x6, 0x0, 0, new byte[8]), 1_000_000);
             });
+    // Closed at the control-frame budget, not some 350,000 PINGs in when the acknowledgements
+    // queued behind the full socket buffer reach Netty's limit: the attacker can read no more
+    // acknowledgements than the budget allowed.
+    assertThat(a.frames().getOrDefault(0x6, 0))
+        .as("PING acknowledgements the attacker read")
+        .isLessThanOrEqualTo(H2_CONTROL_FRAME_BURST);
     assertClosedWithCounter(a, "ENHANCE_YOUR_CALM", 0);
+  }
+
+  /**
+   * A client that pings after each request, as a gRPC client probes its bandwidth whenever data
+   * arrives, sends PINGs without end but each one after an answer: never taken for a flood.
+   */
+  @Test
+  void pingsBetweenAnswersAreNotAFlood() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", dp.trafficPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(frame(0x4, 0, 0, new byte[0]));
+      int requests = 3 * H2_CONTROL_FRAME_BURST;
+      for (int i = 0; i < requests; i++) {
+        int stream = 1 + 2 * i;
+        out.write(frame(0x1, 0x5, stream, RawH2Frames.request(HOST, "/ping-" + i)));
+        out.write(frame(0x6, 0x0, 0, new byte[8]));
+        out.flush();
+        boolean acked = false;
+        boolean ended = false;
+        while (!acked || !ended) {
+          int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+          int type = in.readUnsignedByte();
+          int flags = in.readUnsignedByte();
+          int id = in.readInt() & Integer.MAX_VALUE;
+          in.readNBytes(length);
+          assertThat(type).as("request %d: no GOAWAY, no reset", i).isNotIn(0x3, 0x7);
+          acked |= type == 0x6 && (flags & 0x1) != 0;
+          ended |= id == stream && (type == 0x0 || type == 0x1) && (flags & 0x1) != 0;
+        }
+      }
+    }
+    assertThat(member.heads.get()).isEqualTo(3 * H2_CONTROL_FRAME_BURST);
+    assertThat(protocolErrorLines()).isEmpty();
   }
 
   @Test

@@ -1,16 +1,22 @@
 package dev.replicapool.dataplane.forward;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 
 /**
- * Netty's frame codec for a client's HTTP/2 connection, with two floods it lets through closed:
+ * Netty's frame codec for a client's HTTP/2 connection, with two floods it lets through closed (and
+ * a third, PINGs and SETTINGS sent faster than their acknowledgements are paid for, closed by
+ * {@link H2StreamStateGuard}, for which this codec tells the {@link H2ControlFrameBudget} of every
+ * HEADERS and DATA it sends):
  *
  * <ul>
  *   <li>a client that floods PING or SETTINGS and never reads the acknowledgements is closed by
@@ -26,15 +32,26 @@ final class H2ServerCodec extends Http2FrameCodec {
   /** A client whose header blocks outgrow the limit this often is attacking, not mistaken. */
   static final int MAX_OVERSIZED_HEADER_BLOCKS = 16;
 
+  private final H2ControlFrameBudget controlFrames;
   private int oversizedHeaderBlocks;
 
   H2ServerCodec(
       Http2ConnectionEncoder encoder,
       Http2ConnectionDecoder decoder,
+      H2ControlFrameBudget controlFrames,
       Http2Settings settings,
       boolean decoupleCloseAndGoAway,
       boolean flushPreface) {
     super(encoder, decoder, settings, decoupleCloseAndGoAway, flushPreface);
+    this.controlFrames = controlFrames;
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    if (msg instanceof Http2DataFrame || msg instanceof Http2HeadersFrame) {
+      controlFrames.answered();
+    }
+    super.write(ctx, msg, promise);
   }
 
   @Override

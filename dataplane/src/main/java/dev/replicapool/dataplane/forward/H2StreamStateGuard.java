@@ -33,7 +33,9 @@ import java.util.List;
  *   <li>a stream either side reset stays Netty's (a stream error, or ignored): frames the client
  *       sent before it saw our RST_STREAM may still come. The last {@value #RESETS} resets per
  *       connection are remembered (RFC 9113 5.1 lets an endpoint bound that period), and the last
- *       {@value #GAPS} runs of skipped ids.
+ *       {@value #GAPS} runs of skipped ids;
+ *   <li>a PING or SETTINGS past the connection's {@link H2ControlFrameBudget}: connection error
+ *       ENHANCE_YOUR_CALM, before Netty reads it (and the rest of the flood with it).
  * </ul>
  *
  * <p>Frames go to Netty's reader one at a time, so that its stream states are current at each
@@ -43,7 +45,11 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
   static final int RESETS = 256;
   static final int GAPS = 16;
 
+  /** The ACK flag of PING and SETTINGS frames. */
+  private static final int ACK = 0x1;
+
   private final Http2Connection connection;
+  private final H2ControlFrameBudget controlFrames;
   private int payloadLeft = -1;
   private boolean failed;
   private int lastAdded = -1; // client stream ids are odd: the first gap would start at 1
@@ -52,8 +58,9 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
   private int[] gaps;
   private int gapCount;
 
-  H2StreamStateGuard(Http2ConnectionDecoder delegate) {
+  H2StreamStateGuard(Http2ConnectionDecoder delegate, H2ControlFrameBudget controlFrames) {
     super(delegate);
+    this.controlFrames = controlFrames;
     connection = delegate.connection();
     connection.addListener(
         new Http2ConnectionAdapter() {
@@ -94,10 +101,12 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
         if (maxStreams != null) {
           decoder.connection().remote().maxActiveStreams((int) Math.min(maxStreams, 1 << 30));
         }
+        H2ControlFrameBudget controlFrames = new H2ControlFrameBudget(System::nanoTime);
         Http2FrameCodec codec =
             new H2ServerCodec(
                 encoder,
-                new H2StreamStateGuard(decoder),
+                new H2StreamStateGuard(decoder, controlFrames),
+                controlFrames,
                 settings,
                 decoupleCloseAndGoAway(),
                 flushPreface());
@@ -128,7 +137,7 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
         }
         int i = in.readerIndex();
         int length = in.getUnsignedMedium(i);
-        check(in.getByte(i + 3), in.getInt(i + 5) & Integer.MAX_VALUE);
+        check(in.getByte(i + 3), in.getByte(i + 4), in.getInt(i + 5) & Integer.MAX_VALUE);
         n = FRAME_HEADER_LENGTH + length;
         if (in.readableBytes() < n) {
           n = FRAME_HEADER_LENGTH; // so that the reader can refuse an oversized frame now
@@ -144,7 +153,16 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
     }
   }
 
-  private void check(byte type, int streamId) throws Http2Exception {
+  private void check(byte type, byte flags, int streamId) throws Http2Exception {
+    if ((type == Http2FrameTypes.PING || type == Http2FrameTypes.SETTINGS)
+        && (flags & ACK) == 0
+        && !controlFrames.spend()) {
+      failed = true;
+      throw Http2Exception.connectionError(
+          Http2Error.ENHANCE_YOUR_CALM,
+          "more than %d PING and SETTINGS frames with no answer between them",
+          H2ControlFrameBudget.BURST);
+    }
     if (type == Http2FrameTypes.RST_STREAM && streamId != 0) {
       reset(streamId);
       return;

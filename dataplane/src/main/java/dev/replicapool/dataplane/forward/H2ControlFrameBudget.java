@@ -1,0 +1,63 @@
+package dev.replicapool.dataplane.forward;
+
+import java.util.function.LongSupplier;
+
+/**
+ * How many PING and SETTINGS frames a client connection may send that no answer of ours pays for.
+ * Each one costs the data plane an acknowledgement, and a flood of them (a million PINGs in one
+ * burst) is read in 64 KB turns of its event loop, 3,800 PINGs each, while the other connections of
+ * that loop wait: before this budget, a client flooding PINGs held a well-behaved client's answers
+ * on the same event loop for 235 ms, until Netty's queued-acknowledgement limit closed it some
+ * 350,000 PINGs in.
+ *
+ * <p>A connection starts with {@link #BURST} frames and earns one back every {@link #REFILL_NANOS},
+ * up to the burst: a client's keep-alive PINGs (seconds apart) never run out. Every HEADERS or DATA
+ * frame the data plane sends fills it up again: a gRPC client measures its download's bandwidth
+ * with a PING each time data arrives (BDP probing), and those PINGs come as often as our answers
+ * do. A client past the budget is attacking: its connection is closed with ENHANCE_YOUR_CALM.
+ * (gRPC's servers count PINGs between their own data frames the same way, to find clients that ping
+ * too often.)
+ *
+ * <p>One per connection, on its event loop; the clock is in nanoseconds.
+ */
+final class H2ControlFrameBudget {
+  /** PING and SETTINGS frames a client may send in a row with no answer between them. */
+  static final int BURST = 100;
+
+  /** One frame earned back per this long: ten a second. */
+  static final long REFILL_NANOS = 100_000_000L;
+
+  private final LongSupplier clock;
+  private int left = BURST;
+  private long lastRefill;
+
+  H2ControlFrameBudget(LongSupplier clock) {
+    this.clock = clock;
+    this.lastRefill = clock.getAsLong();
+  }
+
+  /** A PING or SETTINGS (not an acknowledgement) came: false when the budget is spent. */
+  boolean spend() {
+    if (left < BURST) {
+      long now = clock.getAsLong();
+      long earned = (now - lastRefill) / REFILL_NANOS;
+      if (earned > 0) {
+        left = (int) Math.min(BURST, left + earned);
+        lastRefill = left == BURST ? now : lastRefill + earned * REFILL_NANOS;
+      }
+    }
+    if (left == 0) {
+      return false;
+    }
+    if (left == BURST) {
+      lastRefill = clock.getAsLong(); // earning starts with the first frame spent
+    }
+    left--;
+    return true;
+  }
+
+  /** The data plane sent the client HEADERS or DATA: the client's next PINGs are paid for. */
+  void answered() {
+    left = BURST;
+  }
+}
