@@ -52,6 +52,8 @@ class DrainIT {
     List<ReplicaProcess> rs = h.replicas("st-a", "st-b", "st-c");
     h.client.resource(h.pool("static-drain", rs)).create();
     h.awaitReadyAndSynced("static-drain");
+    // Ready needs one routable member, not three: the count below is of all three once probed.
+    awaitRoutable("static-drain", 3);
 
     kubectl(
         "patch",

@@ -79,6 +79,10 @@ class FaultApiServerOutageIT {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> FaultSystem.poolOn(sys.status(dp), "orders").getInteger("routable") == 3);
+    // The status too (written apart from the push): the outage below must find it at three.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> sys.pool("orders").get().getStatus().routable == 3);
     assertThat(link.accepted()).as("the operator talks through the link").isPositive();
 
     FaultLoad load =
