@@ -33,24 +33,23 @@ final class H2ControlFrameBudget {
 
   H2ControlFrameBudget(LongSupplier clock) {
     this.clock = clock;
-    this.lastRefill = clock.getAsLong();
   }
 
   /** A PING or SETTINGS (not an acknowledgement) came: false when the budget is spent. */
   boolean spend() {
+    long now = clock.getAsLong();
     if (left < BURST) {
-      long now = clock.getAsLong();
       long earned = (now - lastRefill) / REFILL_NANOS;
       if (earned > 0) {
         left = (int) Math.min(BURST, left + earned);
-        lastRefill = left == BURST ? now : lastRefill + earned * REFILL_NANOS;
+        lastRefill += earned * REFILL_NANOS;
       }
     }
     if (left == 0) {
       return false;
     }
     if (left == BURST) {
-      lastRefill = clock.getAsLong(); // earning starts with the first frame spent
+      lastRefill = now; // earning starts with the first frame spent from a full budget
     }
     left--;
     return true;
