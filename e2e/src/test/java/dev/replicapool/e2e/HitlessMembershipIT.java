@@ -44,9 +44,9 @@ class HitlessMembershipIT {
     h.close();
   }
 
-  /** One answer: when (System.nanoTime), its status (-1: no answer) and replica. */
   /**
-   * One request: when it was sent, when its answer came, the status and the replica that answered.
+   * One request: when it was sent and when its answer came (System.nanoTime), its status (-1: no
+   * answer) and the replica that answered.
    */
   record Sample(long sent, long nanos, int status, String replica) {}
 
@@ -94,19 +94,19 @@ class HitlessMembershipIT {
 
     /** When the last request that one of {@code replicas} answered was sent; 0: none. */
     long lastSentTo(String... replicas) {
-      List<String> names = List.of(replicas);
-      return samples.stream()
-          .filter(s -> s.status() == 200 && names.contains(s.replica()))
-          .mapToLong(Sample::sent)
-          .max()
-          .orElse(0);
+      return latest(Sample::sent, replicas);
     }
 
+    /** When one of {@code replicas} last answered; 0: none. */
     long lastAnsweredBy(String... replicas) {
+      return latest(Sample::nanos, replicas);
+    }
+
+    private long latest(java.util.function.ToLongFunction<Sample> time, String... replicas) {
       List<String> names = List.of(replicas);
       return samples.stream()
           .filter(s -> s.status() == 200 && names.contains(s.replica()))
-          .mapToLong(Sample::nanos)
+          .mapToLong(time)
           .max()
           .orElse(0);
     }
