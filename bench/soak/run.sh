@@ -56,19 +56,28 @@ member_pid() { cat "$OUT/static-k$1/nginx.pid" 2>/dev/null || true; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # kill_member I: nginx k_I SIGKILLed, its master and its worker (a worker outlives its master and
 # would go on serving the port), then started again RESTART_SECONDS later (run in a subshell).
-# Each kill is checked and written to kills.tsv: the port closed after the kill, open again after.
+# The master dies first: killed after its worker, a master that runs before its own SIGKILL lands
+# reaps the worker and starts another, which outlives it (3 kills in 150 on a busy machine; the
+# 2026-12-06 hour lost k1 that way at minute 16, and every later kill of k1 found no pid file).
+# Each kill is checked and written to kills.tsv: the port closed after the kill, open again after,
+# and for a port still open, the processes listening on it.
 kill_member() {
   set +e
-  local pid port=$((BACKEND_BASE + $1)) down=no up=no
+  local pid workers port=$((BACKEND_BASE + $1)) down=no up=no holders=""
   pid=$(member_pid "$1")
-  # shellcheck disable=SC2046 # the worker pids are words
-  [ -n "$pid" ] && kill -9 $(pgrep -P "$pid") "$pid" 2>/dev/null
+  if [ -n "$pid" ]; then
+    workers=$(pgrep -P "$pid")
+    kill -9 "$pid" 2>/dev/null
+    # shellcheck disable=SC2086 # the worker pids are words
+    [ -n "$workers" ] && kill -9 $workers 2>/dev/null
+  fi
   for _ in $(seq 1 40); do port_open "$port" || { down=yes; break; }; sleep 0.05; done
+  [ "$down" = yes ] || holders=$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | tr '\n' ' ')
   sleep "$RESTART_SECONDS"
   rm -f "$OUT/static-k$1/nginx.pid"
   static_member "$1" >/dev/null 2>&1
   port_open "$port" && up=yes
-  echo -e "$((SECONDS - start))\tk$1\t$down\t$up" >> "$OUT/kills.tsv"
+  echo -e "$((SECONDS - start))\tk$1\t$down\t$up\t${pid:-no pid file}\t$holders" >> "$OUT/kills.tsv"
 }
 cut_control_plane() { # the data plane's connection to the operator, reset at both ends
   ss -K -t state established dst 127.0.0.1 dport = :"$OP_PORT" >/dev/null 2>&1 || true
