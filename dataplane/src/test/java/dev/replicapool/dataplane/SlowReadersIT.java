@@ -4,16 +4,23 @@ import static dev.replicapool.dataplane.RawH2Frames.frame;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +88,98 @@ class SlowReadersIT extends StalledClientsBase {
     assertThat(metric("replicapool_member_inflight", "pool=\"shop/patient-h2c\""))
         .as("the stalled streams are still out")
         .isEqualTo(6);
+  }
+
+  @Test
+  void http2StreamsGrantingAFewBytesAtATimeAreCutAsStalled() throws Exception {
+    dribbleIsCut(HOST, "shop/slow");
+  }
+
+  @Test
+  void http2StreamsToAnH2cPoolGrantingAFewBytesAtATimeAreCutAsStalled() throws Exception {
+    dribbleIsCut(H2C_HOST, "shop/slow-h2c");
+  }
+
+  /**
+   * A client that opens 16 bytes of window every 100 ms takes a few bytes now and then: the idle
+   * clock restarts only once it took all the answer waiting for it (the stream writable again), so
+   * it is cut as stalled at the idle timeout, its member not blamed. A client that opens 64 KiB
+   * every 100 ms (640 KiB/s, a slow link) keeps its answer for 6 idle timeouts.
+   */
+  void dribbleIsCut(String host, String pool) throws Exception {
+    Dribble slow = dribble(host, 16, 3_000);
+    System.out.println("FIGURE dribbling 16 B / 100 ms to " + pool + ": " + slow);
+    assertThat(slow.reset).as("the stream was reset (CANCEL)").isEqualTo(CANCEL);
+    assertThat(slow.data).as("it took only its dribble").isLessThan(1024);
+    assertMembersNotBlamed(pool, host, "h2", "answer", 1);
+    Dribble reading = dribble(host, 65_536, 3_000);
+    System.out.println("FIGURE dribbling 64 KiB / 100 ms to " + pool + ": " + reading);
+    assertThat(reading.reset).as("a slow reader that reads is not cut").isNull();
+    assertThat(reading.data).as("it took its windows' worth").isGreaterThan(1L << 20);
+  }
+
+  /** What a dribbling stream got: its status, its DATA bytes, its reset code and when (ms). */
+  record Dribble(String status, long data, Integer reset, long resetAfterMillis) {}
+
+  /**
+   * One stream asking for a large answer on a connection whose streams start with a window of 0;
+   * every 100 ms the client opens {@code grant} more bytes on the stream and the connection, for
+   * {@code forMillis} or until the stream is reset.
+   */
+  Dribble dribble(String host, int grant, long forMillis) throws Exception {
+    Socket s = client(0);
+    var out = s.getOutputStream();
+    out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    out.write(frame(0x4, 0, 0, new byte[] {0, 0x4, 0, 0, 0, 0})); // INITIAL_WINDOW_SIZE 0
+    out.write(frame(0x1, 0x5, 1, RawH2Frames.request(host, "/big/dribble")));
+    out.flush();
+    byte[] increment = ByteBuffer.allocate(4).putInt(grant).array();
+    ScheduledExecutorService grants = Executors.newSingleThreadScheduledExecutor();
+    grants.scheduleAtFixedRate(
+        () -> {
+          try {
+            out.write(frame(0x8, 0, 1, increment));
+            out.write(frame(0x8, 0, 0, increment));
+            out.flush();
+          } catch (IOException closed) {
+            // the stream's connection is gone; the reader below sees it
+          }
+        },
+        100,
+        100,
+        TimeUnit.MILLISECONDS);
+    DataInputStream in = new DataInputStream(s.getInputStream());
+    DefaultHttp2HeadersDecoder hpack = new DefaultHttp2HeadersDecoder(false);
+    long start = System.nanoTime();
+    long end = start + forMillis * 1_000_000L;
+    String status = null;
+    long data = 0;
+    try {
+      while (System.nanoTime() < end) {
+        s.setSoTimeout((int) Math.max(1, (end - System.nanoTime()) / 1_000_000L));
+        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+        int type = in.readUnsignedByte();
+        in.readUnsignedByte();
+        int stream = in.readInt() & 0x7fffffff;
+        byte[] payload = in.readNBytes(length);
+        if (stream != 1) {
+          continue;
+        } else if (type == 0x1) {
+          status = String.valueOf(hpack.decodeHeaders(1, Unpooled.wrappedBuffer(payload)).status());
+        } else if (type == 0x0) {
+          data += length;
+        } else if (type == RST_STREAM) {
+          long ms = (System.nanoTime() - start) / 1_000_000L;
+          return new Dribble(status, data, ByteBuffer.wrap(payload).getInt(), ms);
+        }
+      }
+    } catch (SocketTimeoutException over) {
+      // its time is up with the stream still open
+    } finally {
+      grants.shutdownNow();
+      s.close();
+    }
+    return new Dribble(status, data, null, -1);
   }
 
   void zeroWindowStreams(String host, String pool) throws Exception {
