@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(WireFuzzTest#requestHead WireFuzzTest#responseHead WireFuzzTest#chunkedBody
-    StreamFuzzTest#snapshotFrame LoadReportFuzzTest#headerValue)
+    StreamFuzzTest#snapshotFrame LoadReportFuzzTest#headerValue HashKeyFuzzTest#cookieHeader)
 fi
 minutes=${FUZZ_MINUTES:-0}
 for t in "${targets[@]}"; do
