@@ -9,8 +9,11 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -70,13 +73,16 @@ class H2FloodsIT extends DataPlaneTestBase {
     threads.shutdownNow();
   }
 
-  /** HEADERS without END_HEADERS, then CONTINUATION frames that never end the block. */
+  /**
+   * HEADERS without END_HEADERS, then CONTINUATION frames that never end the block. (Every frame of
+   * a flood is built once: an attacker that allocated its frames anew made most of the garbage of
+   * the JVM the data plane shares with it here, and its collections showed in the latencies.)
+   */
   static final Flood CONTINUATION =
       out -> {
         out.write(frame(0x1, 0x1, 1, RawH2Frames.request(HOST, "/flood")));
-        byte[] block = fields(16_000);
         for (int i = 0; i < 10_000; i++) { // 160 MB if nothing stops it
-          out.write(frame(0x9, 0x0, 1, block));
+          out.write(Frames.CONTINUATION);
         }
       };
 
@@ -84,25 +90,35 @@ class H2FloodsIT extends DataPlaneTestBase {
    * One 4,000-byte field into the dynamic table (a fair request), then 200 streams naming it 4,000
    * times each: 16 MB of headers per 4 KB sent.
    */
-  static final Flood HPACK_BOMB =
-      out -> {
-        ByteArrayOutputStream first = new ByteArrayOutputStream();
-        first.writeBytes(RawH2Frames.request(HOST, "/"));
-        first.write(0x40); // literal with incremental indexing, new name
-        first.write(6);
-        first.writeBytes("x-bomb".getBytes(StandardCharsets.US_ASCII));
-        first.writeBytes(new byte[] {0x7f, (byte) 0xa1, 0x1e}); // length 4,000 (7-bit prefix)
-        first.writeBytes("a".repeat(4000).getBytes(StandardCharsets.US_ASCII));
-        out.write(frame(0x1, 0x5, 1, first.toByteArray()));
-        ByteArrayOutputStream bomb = new ByteArrayOutputStream();
-        bomb.writeBytes(RawH2Frames.request(HOST, "/bomb"));
-        for (int i = 0; i < 4000; i++) {
-          bomb.write(0xbe); // indexed field 62: the dynamic table's newest entry
-        }
-        for (int id = 3; id < 3 + 2 * 200; id += 2) {
-          out.write(frame(0x1, 0x5, id, bomb.toByteArray()));
-        }
-      };
+  static final Flood HPACK_BOMB = out -> out.write(Frames.HPACK_BOMB);
+
+  /** The floods' frames, built on first use. */
+  static final class Frames {
+    static final byte[] CONTINUATION = frame(0x9, 0x0, 1, fields(16_000));
+    static final byte[] HPACK_BOMB = hpackBomb();
+
+    private static byte[] hpackBomb() {
+      ByteArrayOutputStream first = new ByteArrayOutputStream();
+      first.writeBytes(RawH2Frames.request(HOST, "/"));
+      first.write(0x40); // literal with incremental indexing, new name
+      first.write(6);
+      first.writeBytes("x-bomb".getBytes(StandardCharsets.US_ASCII));
+      first.writeBytes(new byte[] {0x7f, (byte) 0xa1, 0x1e}); // length 4,000 (7-bit prefix)
+      first.writeBytes("a".repeat(4000).getBytes(StandardCharsets.US_ASCII));
+      ByteArrayOutputStream bomb = new ByteArrayOutputStream();
+      bomb.writeBytes(RawH2Frames.request(HOST, "/bomb"));
+      for (int i = 0; i < 4000; i++) {
+        bomb.write(0xbe); // indexed field 62: the dynamic table's newest entry
+      }
+      byte[] block = bomb.toByteArray();
+      ByteArrayOutputStream all = new ByteArrayOutputStream();
+      all.writeBytes(frame(0x1, 0x5, 1, first.toByteArray()));
+      for (int id = 3; id < 3 + 2 * 200; id += 2) {
+        all.writeBytes(frame(0x1, 0x5, id, block));
+      }
+      return all.toByteArray();
+    }
+  }
 
   /** A million PINGs, each owed an acknowledgement. */
   static final Flood PINGS = out -> flood(out, frame(0x6, 0x0, 0, new byte[8]), 1_000_000);
@@ -189,14 +205,19 @@ class H2FloodsIT extends DataPlaneTestBase {
    * Each flood again and again for 2 s, a new attacking connection as soon as the last was closed,
    * while the well-behaved client sends request after request: its p99 over the hundreds of answers
    * it gets meanwhile, against its quiet p99 (one flood closed within milliseconds leaves it only a
-   * handful). Every attacking connection is closed and counted.
+   * handful). Every attacking connection is closed and counted. First, as a control, the same
+   * CONTINUATION bytes go to a socket that is not the data plane's (it reads 16 KB and closes, as
+   * the data plane does): what the attacker's writing alone costs the client on this machine.
    */
   @Test
   void aBystanderKeepsItsLatencyWhileFloodsFollowOneAnother() throws Exception {
     Map<String, Integer> closed = new TreeMap<>();
     record Case(String name, Flood flood, Reading reading, String error) {}
+    ServerSocket sink = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    threads.submit(() -> readAndClose(sink, 16_000));
     for (Case c :
         List.of(
+            new Case("control, CONTINUATION to a sink", CONTINUATION, Reading.WHILE_FLOODING, null),
             new Case("CONTINUATION", CONTINUATION, Reading.WHILE_FLOODING, "PROTOCOL_ERROR"),
             new Case("HPACK bomb", HPACK_BOMB, Reading.WHILE_FLOODING, "ENHANCE_YOUR_CALM"),
             new Case("PING", PINGS, Reading.AFTER_THE_FLOOD, "ENHANCE_YOUR_CALM"),
@@ -206,12 +227,15 @@ class H2FloodsIT extends DataPlaneTestBase {
       Future<List<Integer>> bystander = startBystander(nanos);
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
       int attacks = 0;
+      int port = c.error == null ? sink.getLocalPort() : dp.trafficPort();
       do {
-        attacker(c.flood, c.reading);
+        attacker(c.flood, c.reading, port);
         attacks++;
       } while (System.nanoTime() < end);
       Latencies underAttack = stopBystander(bystander, nanos, quiet);
-      closed.merge(c.error, attacks, Integer::sum);
+      if (c.error != null) {
+        closed.merge(c.error, attacks, Integer::sum);
+      }
       System.out.println(
           "FIGURE h2 floods back to back, "
               + c.name
@@ -229,6 +253,7 @@ class H2FloodsIT extends DataPlaneTestBase {
               + quiet.p99Millis()
               + ")");
     }
+    sink.close();
     List<String> counted =
         closed.entrySet().stream()
             .map(
@@ -358,11 +383,16 @@ class H2FloodsIT extends DataPlaneTestBase {
    * reading} says), until the data plane closed it.
    */
   Attacker attacker(Flood flood, Reading reading) throws Exception {
+    return attacker(flood, reading, dp.trafficPort());
+  }
+
+  /** The same to {@code port} (a control: another server than the data plane). */
+  Attacker attacker(Flood flood, Reading reading, int port) throws Exception {
     try (Socket s = new Socket()) {
       if (reading == Reading.AFTER_THE_FLOOD) {
         s.setReceiveBufferSize(4096); // a reader that does not read: the server's writes back up
       }
-      s.connect(new InetSocketAddress("127.0.0.1", dp.trafficPort()));
+      s.connect(new InetSocketAddress("127.0.0.1", port));
       s.setSoTimeout(20_000);
       CountingOutput out = new CountingOutput(s.getOutputStream());
       out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
@@ -388,6 +418,27 @@ class H2FloodsIT extends DataPlaneTestBase {
           reader != null ? reader.get(30, TimeUnit.SECONDS) : readUntilClosed(in, frames);
       return new Attacker(goAway, out.count, frames);
     }
+  }
+
+  /** Accepts connections until closed; reads {@code bytes} of each, then closes it. */
+  Void readAndClose(ServerSocket server, int bytes) throws IOException {
+    while (!server.isClosed()) {
+      Socket c;
+      try {
+        c = server.accept();
+      } catch (SocketException closed) {
+        return null;
+      }
+      try (c) {
+        byte[] b = new byte[16_384];
+        for (int n = 0, r; n < bytes && (r = c.getInputStream().read(b)) > 0; ) {
+          n += r;
+        }
+      } catch (IOException reset) {
+        // the attacker went first: the same to this control
+      }
+    }
+    return null;
   }
 
   /** The well-behaved client, started: its answers' times go to {@code nanos}. */
@@ -527,7 +578,7 @@ class H2FloodsIT extends DataPlaneTestBase {
                   | (payload[7] & 0xff);
         }
       }
-    } catch (EOFException | java.net.SocketException closed) {
+    } catch (EOFException | SocketException closed) {
       return goAway;
     } catch (SocketTimeoutException open) {
       throw new AssertionError(

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A replica: answers with {@code x-replica: <name>} and a small JSON body, like S1's. */
@@ -63,9 +62,9 @@ final class TestMember {
 
   final Set<HttpConnection> closedConnections = ConcurrentHashMap.newKeySet();
 
-  final List<MultiMap> headersSeen = new CopyOnWriteArrayList<>();
-  final List<io.vertx.core.http.HttpVersion> versionsSeen = new CopyOnWriteArrayList<>();
-  final List<String> bodiesSeen = new CopyOnWriteArrayList<>();
+  final List<MultiMap> headersSeen = new AppendOnlyLog<>();
+  final List<io.vertx.core.http.HttpVersion> versionsSeen = new AppendOnlyLog<>();
+  final List<String> bodiesSeen = new AppendOnlyLog<>();
 
   TestMember(Vertx vertx, String name) {
     this.vertx = vertx;
@@ -78,7 +77,7 @@ final class TestMember {
             .createHttpServer()
             .connectionHandler(
                 c -> {
-                  byConnection.put(c, new CopyOnWriteArrayList<>());
+                  byConnection.put(c, new AppendOnlyLog<>());
                   c.closeHandler(v -> closedConnections.add(c));
                 })
             .requestHandler(
@@ -98,7 +97,7 @@ final class TestMember {
                   req.response().closeHandler(v -> leave.run());
                   versionsSeen.add(req.version());
                   byConnection
-                      .computeIfAbsent(req.connection(), c -> new CopyOnWriteArrayList<>())
+                      .computeIfAbsent(req.connection(), c -> new AppendOnlyLog<>())
                       .add(req.method() + " " + req.uri());
                   Runnable answer =
                       () -> {
