@@ -2,7 +2,6 @@ package dev.replicapool.dataplane.forward;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
@@ -32,17 +31,19 @@ final class H2ServerCodec extends Http2FrameCodec {
   /** A client whose header blocks outgrow the limit this often is attacking, not mistaken. */
   static final int MAX_OVERSIZED_HEADER_BLOCKS = 16;
 
+  private final H2StreamStateGuard guard;
   private final H2ControlFrameBudget controlFrames;
   private int oversizedHeaderBlocks;
 
   H2ServerCodec(
       Http2ConnectionEncoder encoder,
-      Http2ConnectionDecoder decoder,
+      H2StreamStateGuard decoder,
       H2ControlFrameBudget controlFrames,
       Http2Settings settings,
       boolean decoupleCloseAndGoAway,
       boolean flushPreface) {
     super(encoder, decoder, settings, decoupleCloseAndGoAway, flushPreface);
+    this.guard = decoder;
     this.controlFrames = controlFrames;
   }
 
@@ -66,10 +67,8 @@ final class H2ServerCodec extends Http2FrameCodec {
   @Override
   protected void handleServerHeaderDecodeSizeError(ChannelHandlerContext ctx, Http2Stream stream) {
     oversizedHeaderBlocks++;
-    if (oversizedHeaderBlocks > MAX_OVERSIZED_HEADER_BLOCKS + 1) {
-      return; // closing already: the rest of the read is the same attack
-    }
     if (oversizedHeaderBlocks > MAX_OVERSIZED_HEADER_BLOCKS) {
+      guard.condemn(); // the rest of the read is the same attack: skipped, not decoded
       onError(
           ctx,
           false,

@@ -119,11 +119,11 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
   @Override
   public void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws Http2Exception {
-    if (failed) {
-      super.decodeFrame(ctx, in, out); // the reader drops what follows a connection error
-      return;
-    }
     while (true) {
+      if (failed) {
+        in.skipBytes(in.readableBytes()); // the connection is closing: the rest is not read
+        return;
+      }
       int n;
       if (payloadLeft >= 0) {
         if (in.readableBytes() < payloadLeft) {
@@ -151,6 +151,16 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
         throw e;
       }
     }
+  }
+
+  /**
+   * The connection is closing for an attack found past this guard ({@link H2ServerCodec}'s HPACK
+   * bomb): what the client sent after it is skipped, not decoded. (Netty's reader skips the rest
+   * only after an error of its own; past an HPACK bomb's limit it went on decoding every header
+   * block left in the read, about as much again as the limit allowed.)
+   */
+  void condemn() {
+    failed = true;
   }
 
   private void check(byte type, byte flags, int streamId) throws Http2Exception {

@@ -256,6 +256,48 @@ class H2ServerStreamRulesTest {
     assertThat(ch.isOpen()).isTrue();
   }
 
+  /**
+   * An HPACK bomb in one read: a 4,000-byte field into the dynamic table, then streams naming it
+   * 4,000 times each, past the limit of oversized header blocks, then a header block no decoder can
+   * read. The connection is closed at the limit, and what follows in the read is skipped: decoded,
+   * the unreadable block would be a second connection error (COMPRESSION_ERROR).
+   */
+  @Test
+  void pastAnHpackBombsLimitTheRestOfTheReadIsNotDecoded() {
+    ByteArrayOutputStream first = new ByteArrayOutputStream();
+    first.writeBytes(request("/"));
+    first.write(0x40); // literal with incremental indexing, new name
+    first.write(6);
+    first.writeBytes("x-bomb".getBytes(StandardCharsets.US_ASCII));
+    first.writeBytes(new byte[] {0x7f, (byte) 0xa1, 0x1e}); // length 4,000 (7-bit prefix)
+    first.writeBytes("a".repeat(4000).getBytes(StandardCharsets.US_ASCII));
+    ByteArrayOutputStream bomb = new ByteArrayOutputStream();
+    bomb.writeBytes(request("/bomb"));
+    for (int i = 0; i < 4000; i++) {
+      bomb.write(0xbe); // indexed field 62: the dynamic table's newest entry
+    }
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    all.writeBytes(preface());
+    all.writeBytes(frame(HEADERS, END_HEADERS | END_STREAM, 1, first.toByteArray()));
+    int blocks = H2ServerCodec.MAX_OVERSIZED_HEADER_BLOCKS + 1;
+    for (int i = 0; i < blocks; i++) {
+      all.writeBytes(frame(HEADERS, END_HEADERS | END_STREAM, 3 + 2 * i, bomb.toByteArray()));
+    }
+    byte[] unreadable = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f}; // no such index
+    all.writeBytes(frame(HEADERS, END_HEADERS | END_STREAM, 3 + 2 * blocks, unreadable));
+
+    List<Frame> out = send(all.toByteArray());
+
+    assertThat(out)
+        .filteredOn(f -> f.type() == GOAWAY)
+        .containsExactly(goAway(Http2Error.ENHANCE_YOUR_CALM));
+    assertThat(connectionErrors)
+        .singleElement()
+        .asString()
+        .contains("header blocks past the size limit");
+    assertThat(ch.isOpen()).isFalse();
+  }
+
   static byte[] lit(String name, String value) {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     literal(b, name, value);
