@@ -98,21 +98,9 @@ class H2FloodsIT extends DataPlaneTestBase {
     static final byte[] HPACK_BOMB = hpackBomb();
 
     private static byte[] hpackBomb() {
-      ByteArrayOutputStream first = new ByteArrayOutputStream();
-      first.writeBytes(RawH2Frames.request(HOST, "/"));
-      first.write(0x40); // literal with incremental indexing, new name
-      first.write(6);
-      first.writeBytes("x-bomb".getBytes(StandardCharsets.US_ASCII));
-      first.writeBytes(new byte[] {0x7f, (byte) 0xa1, 0x1e}); // length 4,000 (7-bit prefix)
-      first.writeBytes("a".repeat(4000).getBytes(StandardCharsets.US_ASCII));
-      ByteArrayOutputStream bomb = new ByteArrayOutputStream();
-      bomb.writeBytes(RawH2Frames.request(HOST, "/bomb"));
-      for (int i = 0; i < 4000; i++) {
-        bomb.write(0xbe); // indexed field 62: the dynamic table's newest entry
-      }
-      byte[] block = bomb.toByteArray();
+      byte[] block = RawH2Frames.hpackBomb(HOST);
       ByteArrayOutputStream all = new ByteArrayOutputStream();
-      all.writeBytes(frame(0x1, 0x5, 1, first.toByteArray()));
+      all.writeBytes(frame(0x1, 0x5, 1, RawH2Frames.hpackBombLoad(HOST)));
       for (int id = 3; id < 3 + 2 * 200; id += 2) {
         all.writeBytes(frame(0x1, 0x5, id, block));
       }

@@ -40,6 +40,34 @@ public final class RawH2Frames {
     return b.toByteArray();
   }
 
+  /**
+   * An HPACK bomb's first header block: GET / with one 4,000-byte field ({@code x-bomb}) added to
+   * the dynamic table.
+   */
+  public static byte[] hpackBombLoad(String authority) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.writeBytes(request(authority, "/"));
+    b.write(0x40); // literal with incremental indexing, new name
+    b.write(6);
+    b.writeBytes("x-bomb".getBytes(StandardCharsets.US_ASCII));
+    b.writeBytes(new byte[] {0x7f, (byte) 0xa1, 0x1e}); // length 4,000 (7-bit prefix)
+    b.writeBytes("a".repeat(4000).getBytes(StandardCharsets.US_ASCII));
+    return b.toByteArray();
+  }
+
+  /**
+   * An HPACK bomb's header block: GET /bomb naming the dynamic table's newest entry 4,000 times, 16
+   * MB of headers once decoded, from 4 KB.
+   */
+  public static byte[] hpackBomb(String authority) {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    b.writeBytes(request(authority, "/bomb"));
+    for (int i = 0; i < 4000; i++) {
+      b.write(0xbe); // indexed field 62: the dynamic table's newest entry
+    }
+    return b.toByteArray();
+  }
+
   /** A field as a literal without indexing (new name). */
   public static void literal(ByteArrayOutputStream b, String name, String value) {
     b.write(0);
