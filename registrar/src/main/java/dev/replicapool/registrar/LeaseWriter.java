@@ -2,8 +2,11 @@ package dev.replicapool.registrar;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Instant;
@@ -12,8 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The API calls of a renewal: one JSON merge patch of the Lease, or its creation when it is gone
- * (404: first start, or the operator deleted it after it expired). Throws what the API server
- * answered; {@link LeaseRegistrar} decides what a failure means.
+ * (404: the operator deleted it after it expired). The first write creates it (a new replica's
+ * Lease is not there yet: a patch first would cost a round trip before the member is known), and
+ * patches it when it is there already (409: a replica started again under its name). Throws what
+ * the API server answered; {@link LeaseRegistrar} decides what a failure means.
  */
 final class LeaseWriter {
   /** The registrar's logger: what a renewal did is the registrar's story in the log. */
@@ -37,8 +42,23 @@ final class LeaseWriter {
             .build();
   }
 
+  /** Whether a write went through: until then, the Lease is created first. */
+  private boolean written;
+
   void write(boolean healthy, boolean draining, Instant now) {
     var leases = client.leases().inNamespace(lease.namespace());
+    if (!written) {
+      try {
+        create(leases, healthy, draining, now);
+        written = true;
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        // there already (a replica started again): renewed by the patch below
+      }
+    }
     try {
       // Patching through resource(item) addresses the Lease by the item's name; withName(...)
       // would GET it first, doubling the calls per renewal.
@@ -49,13 +69,22 @@ final class LeaseWriter {
       if (e.getCode() != 404) {
         throw e;
       }
-      Lease created = leases.resource(lease.toLease(healthy, draining, now)).create();
-      log.info(
-          "created Lease {}/{} (resourceVersion {})",
-          lease.namespace(),
-          lease.leaseName(),
-          created.getMetadata().getResourceVersion());
+      create(leases, healthy, draining, now);
     }
+    written = true;
+  }
+
+  private void create(
+      NonNamespaceOperation<Lease, LeaseList, Resource<Lease>> leases,
+      boolean healthy,
+      boolean draining,
+      Instant now) {
+    Lease created = leases.resource(lease.toLease(healthy, draining, now)).create();
+    log.info(
+        "created Lease {}/{} (resourceVersion {})",
+        lease.namespace(),
+        lease.leaseName(),
+        created.getMetadata().getResourceVersion());
   }
 
   /** Deletes the Lease (after a drain): the member leaves at once instead of at its expiry. */

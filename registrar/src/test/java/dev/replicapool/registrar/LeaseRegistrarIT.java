@@ -186,16 +186,33 @@ class LeaseRegistrarIT {
           assertThat(registrar.renewOnce()).isTrue();
         }
       }
+      // The same replica started again while its Lease is still there.
+      try (LeaseRegistrar again =
+          LeaseRegistrar.builder(counting)
+              .namespace(namespace)
+              .pool("cheap")
+              .replica("k1")
+              .address("127.0.0.1:8082")
+              .build()) {
+        for (int i = 0; i < 2; i++) {
+          assertThat(again.renewOnce()).isTrue();
+        }
+      }
     }
     String path = "/apis/coordination.k8s.io/v1/namespaces/" + namespace + "/leases";
     assertThat(calls)
         .containsExactly(
-            "PATCH " + path + "/cheap-k1", // 404: not there yet
-            "POST " + path,
+            "POST " + path, // a new replica: created at once
             "PATCH " + path + "/cheap-k1",
             "PATCH " + path + "/cheap-k1",
+            "PATCH " + path + "/cheap-k1",
+            "PATCH " + path + "/cheap-k1",
+            "POST " + path, // started again: 409, there already
             "PATCH " + path + "/cheap-k1",
             "PATCH " + path + "/cheap-k1");
+    assertThat(lease("cheap-k1").getMetadata().getAnnotations())
+        .as("the Lease of the replica started again is its own")
+        .containsEntry(LeaseConventions.ADDRESS_ANNOTATION, "127.0.0.1:8082");
   }
 
   /**
