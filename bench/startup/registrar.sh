@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Start-up of a replica's registrar as its README runs it (`java -jar replicapool-registrar.jar
-# ...`): from the exec to its Lease seen by a watch on the API server, ROUNDS times for each JVM
-# flag set, rotating, beside a local run (API server, operator, sample replicas) as a node has
-# neighbours. The flag sets: as the README runs it; C1 only (-XX:TieredStopAtLevel=1); with an
-# application class-data archive (AppCDS: the registrar's classes parsed and verified once, made by
-# one run with -XX:ArchiveClassesAtExit); and both. Medians, min and max per set in results.tsv.
+# Start-up of a replica's registrar: from the exec to its Lease seen by a watch on the API server,
+# ROUNDS times for each way of starting it, rotating, beside a local run (API server, operator,
+# sample replicas) as a node has neighbours. The ways: `java -jar` as the jar runs by default;
+# C1 only (-XX:TieredStopAtLevel=1); an application class-data archive (AppCDS: the registrar's
+# classes parsed and verified once, written by one run with -XX:ArchiveClassesAtExit); both; and
+# registrar/bin/replicapool-registrar, the launcher the README uses (C1, the serial collector and
+# its own archive, written by its first run, which is not counted). Medians, min and max per way
+# in results.tsv.
 #   bench/startup/registrar.sh        ROUNDS=5 REG_JAR=registrar/target/replicapool-registrar.jar
 NO_HARNESS=1 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-5}
@@ -24,19 +26,19 @@ NS=startup
 "$KUBECTL" -n "$NS" get leases -w -o name 2>/dev/null |
   while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done > "$OUT/watch.txt" &
 WATCH_PID=$!; PIDS+=($WATCH_PID)
-sleep 2 # the watch is established (it lists nothing first)
 
-# register NAME FLAGS...: exec to the Lease in the watch, in ms; the registrar is then stopped and
-# its Lease deleted.
+# register NAME COMMAND...: exec to the Lease in the watch, in ms; the registrar is then stopped
+# and its Lease deleted.
 register() {
   local name=$1; shift
-  local t0 pid ms=""
+  local t0 pid ms="" seen
   t0=$EPOCHREALTIME
-  KUBECONFIG="$OUT/.local/kubeconfig" java "$@" -jar "$REG_JAR" --namespace "$NS" --pool startup \
+  KUBECONFIG="$OUT/.local/kubeconfig" REPLICAPOOL_REGISTRAR_JAR="$REG_JAR" \
+    REPLICAPOOL_CDS_DIR="$OUT/cds" "$@" --namespace "$NS" --pool startup \
     --name "$name" --address 127.0.0.1:1 --lease-ms 10000 --renew-ms 3000 \
     >>"$OUT/registrar.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 1500); do
     seen=$(grep -m1 "lease.coordination.k8s.io/startup-$name\$" "$OUT/watch.txt" | cut -d' ' -f1)
     if [ -n "$seen" ]; then ms=$(python3 -c "print(round(($seen - $t0) * 1000))"); break; fi
     sleep 0.01
@@ -46,34 +48,41 @@ register() {
   echo "${ms:-timeout}"
 }
 
-# The archive: one run of the registrar that dumps the classes it loaded when it exits.
-register archive -XX:ArchiveClassesAtExit="$OUT/registrar.jsa" >/dev/null
-[ -s "$OUT/registrar.jsa" ] || { echo "no archive was written" >&2; exit 1; }
-log "archive: $(du -h "$OUT/registrar.jsa" | cut -f1)"
+register warmup java -jar "$REG_JAR" >/dev/null # the watch is up: it listed or saw this Lease
 
-declare -A SETS=(
-  [readme]=""
-  [c1]="-XX:TieredStopAtLevel=1"
-  [appcds]="-XX:SharedArchiveFile=$OUT/registrar.jsa"
-  [appcds+c1]="-XX:SharedArchiveFile=$OUT/registrar.jsa -XX:TieredStopAtLevel=1"
+# The archives: one run of the jar that writes the classes it loaded when it exits, and the
+# launcher's first run (which writes its own).
+register archive java -XX:ArchiveClassesAtExit="$OUT/registrar.jsa" -jar "$REG_JAR" >/dev/null
+[ -s "$OUT/registrar.jsa" ] || { echo "no archive was written" >&2; exit 1; }
+LAUNCHER="$ROOT/registrar/bin/replicapool-registrar"
+register launcher-first "$LAUNCHER" >/dev/null
+register launcher-second "$LAUNCHER" >/dev/null # the first run's archive is moved in place
+ls "$OUT"/cds/registrar-*.jsa >/dev/null || { echo "the launcher wrote no archive" >&2; exit 1; }
+log "archives: $(du -h "$OUT/registrar.jsa" | cut -f1) (jar), $(du -h "$OUT"/cds/registrar-*.jsa | cut -f1) (launcher)"
+
+declare -A WAYS=(
+  [java-jar]="java -jar $REG_JAR"
+  [c1]="java -XX:TieredStopAtLevel=1 -jar $REG_JAR"
+  [appcds]="java -XX:SharedArchiveFile=$OUT/registrar.jsa -jar $REG_JAR"
+  [appcds+c1]="java -XX:SharedArchiveFile=$OUT/registrar.jsa -XX:TieredStopAtLevel=1 -jar $REG_JAR"
+  [launcher]="$LAUNCHER"
 )
-ORDER=(readme c1 appcds appcds+c1)
-echo -e "round\tset\tms" > "$OUT/runs.tsv"
-register warmup >/dev/null # the API server's first Lease write in this namespace
+ORDER=(java-jar c1 appcds appcds+c1 launcher)
+echo -e "round\tway\tms" > "$OUT/runs.tsv"
 for r in $(seq 1 "$ROUNDS"); do
   for i in "${!ORDER[@]}"; do
-    s=${ORDER[$(( (i + r) % ${#ORDER[@]} ))]} # rotating: no set always runs first
-    # shellcheck disable=SC2086 # the flags are words
-    ms=$(register "r$r-${s//+/-}" ${SETS[$s]})
-    echo -e "$r\t$s\t$ms" | tee -a "$OUT/runs.tsv"
+    w=${ORDER[$(( (i + r) % ${#ORDER[@]} ))]} # rotating: no way always runs first
+    # shellcheck disable=SC2086 # the command is words
+    ms=$(register "r$r-${w//+/-}" ${WAYS[$w]})
+    echo -e "$r\t$w\t$ms" | tee -a "$OUT/runs.tsv"
   done
 done
 python3 - "$OUT/runs.tsv" <<'PY' | tee "$OUT/results.tsv"
 import csv, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-print("set\tmedian_ms\tmin_ms\tmax_ms\truns")
-for s in ("readme", "c1", "appcds", "appcds+c1"):
-    xs = [int(r["ms"]) for r in rows if r["set"] == s and r["ms"].isdigit()]
+print("way\tmedian_ms\tmin_ms\tmax_ms\truns")
+for s in ("java-jar", "c1", "appcds", "appcds+c1", "launcher"):
+    xs = [int(r["ms"]) for r in rows if r["way"] == s and r["ms"].isdigit()]
     if xs:
         print(f"{s}\t{st.median(xs):.0f}\t{min(xs)}\t{max(xs)}\t{len(xs)}")
 PY

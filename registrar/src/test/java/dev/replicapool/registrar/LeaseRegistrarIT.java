@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.replicapool.api.registration.LeaseConventions;
-import dev.replicapool.testing.LocalKubeApiServer;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,69 +14,18 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.http.Interceptor.RequestTags;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZonedDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Renewals against a real kube-apiserver and etcd (kube-api-test, offline binaries). */
-class LeaseRegistrarIT {
-  private static final AtomicInteger NAMESPACES = new AtomicInteger();
-  private static String kubeConfigYaml;
-
-  private KubernetesClient client;
-  private String namespace;
-
-  @BeforeAll
-  static void startApiServer() {
-    kubeConfigYaml = LocalKubeApiServer.get().kubeConfigYaml();
-  }
-
-  @BeforeEach
-  void createNamespace() {
-    client =
-        new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeConfigYaml)).build();
-    namespace = "registrar-" + ProcessHandle.current().pid() + "-" + NAMESPACES.incrementAndGet();
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
-        .create();
-  }
-
-  @AfterEach
-  void closeClient() {
-    client.close();
-  }
-
-  private Lease lease(String name) {
-    return client.leases().inNamespace(namespace).withName(name).get();
-  }
-
-  private Optional<ZonedDateTime> renewTime(String name) {
-    return Optional.ofNullable(lease(name)).map(l -> l.getSpec().getRenewTime());
-  }
-
-  private static String healthy(Lease lease) {
-    return lease.getMetadata().getAnnotations().get(LeaseConventions.HEALTHY_ANNOTATION);
-  }
-
+/** The registrar as a library: renewals against a real kube-apiserver and etcd. */
+class LeaseRegistrarIT extends RegistrarApiServerBase {
   @Test
   void createsRenewsReportsHealthRecreatesAndNeverDeletes(@TempDir Path dir) throws Exception {
     AtomicBoolean healthy = new AtomicBoolean(true);
@@ -213,138 +160,5 @@ class LeaseRegistrarIT {
     assertThat(lease("cheap-k1").getMetadata().getAnnotations())
         .as("the Lease of the replica started again is its own")
         .containsEntry(LeaseConventions.ADDRESS_ANNOTATION, "127.0.0.1:8082");
-  }
-
-  /**
-   * The registrar's command line as a process of its own, registering member {@code name} of pool
-   * "cli" at 127.0.0.1:9 (where nothing listens), with {@code extra} flags.
-   */
-  ProcessBuilder registrar(Path dir, String name, String... extra) throws IOException {
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                RegistrarMain.class.getName(),
-                "--kubeconfig",
-                kubeconfig.toString(),
-                "--namespace",
-                namespace,
-                "--pool",
-                "cli",
-                "--name",
-                name,
-                "--address",
-                "127.0.0.1:9"));
-    command.addAll(List.of(extra));
-    return new ProcessBuilder(command);
-  }
-
-  @Test
-  void commandLineRegistersWithItsHealthUrlAndLeavesTheLeaseOnSigterm(@TempDir Path dir)
-      throws Exception {
-    Process process =
-        registrar(dir, "r1", "--health-url", "http://127.0.0.1:9/healthz")
-            .redirectError(dir.resolve("stderr").toFile())
-            .start();
-    try {
-      BufferedReader out =
-          new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> readLine(out));
-      assertThat(ready.get(30, TimeUnit.SECONDS))
-          .isEqualTo(
-              "registrar r1 renewing Lease " + namespace + "/cli-r1 for 127.0.0.1:9 every 300 ms");
-
-      // nothing listens on port 9: the registrar reports unhealthy but keeps renewing
-      await().atMost(Duration.ofSeconds(10)).until(() -> lease("cli-r1") != null);
-      assertThat(healthy(lease("cli-r1"))).isEqualTo("false");
-      ZonedDateTime first = renewTime("cli-r1").orElseThrow();
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .until(() -> renewTime("cli-r1").orElseThrow().isAfter(first));
-
-      process.destroy(); // SIGTERM
-      assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(lease("cli-r1")).isNotNull();
-      assertThat(Files.readString(dir.resolve("stderr")))
-          .contains("reports unhealthy: connection refused")
-          .contains("stopped renewing Lease")
-          .doesNotContain("ERROR", "\tat ");
-    } finally {
-      process.destroyForcibly();
-    }
-  }
-
-  @Test
-  void commandLineWithDrainMsDrainsOnSigtermKeepsRenewingThenDeletesTheLease(@TempDir Path dir)
-      throws Exception {
-    Process process =
-        registrar(dir, "d1", "--drain-ms", "2000")
-            .redirectError(dir.resolve("stderr").toFile())
-            .redirectOutput(dir.resolve("stdout").toFile())
-            .start();
-    try {
-      await().atMost(Duration.ofSeconds(30)).until(() -> lease("cli-d1") != null);
-      assertThat(lease("cli-d1").getMetadata().getAnnotations())
-          .doesNotContainKey(LeaseConventions.DRAIN_ANNOTATION);
-
-      process.destroy(); // SIGTERM
-      await()
-          .atMost(Duration.ofSeconds(1))
-          .pollInterval(Duration.ofMillis(20))
-          .until(
-              () ->
-                  "true"
-                      .equals(
-                          lease("cli-d1")
-                              .getMetadata()
-                              .getAnnotations()
-                              .get(LeaseConventions.DRAIN_ANNOTATION)));
-      // Draining, it keeps renewing so that it does not expire while requests finish.
-      ZonedDateTime drainedAt = renewTime("cli-d1").orElseThrow();
-      await()
-          .atMost(Duration.ofMillis(1500))
-          .until(() -> renewTime("cli-d1").orElseThrow().isAfter(drainedAt));
-      // Then it leaves: the Lease is deleted and the process exits.
-      await().atMost(Duration.ofSeconds(5)).until(() -> lease("cli-d1") == null);
-      assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(Files.readString(dir.resolve("stderr")))
-          .contains("draining: Lease", "deleted Lease")
-          .doesNotContain("ERROR", "\tat ");
-    } finally {
-      process.destroyForcibly();
-    }
-  }
-
-  @Test
-  void commandLineExitsWithUsageOnBadFlags(@TempDir Path dir) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process process =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                RegistrarMain.class.getName(),
-                "--pool",
-                "p")
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("out").toFile())
-            .start();
-    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).isEqualTo(2);
-    assertThat(Files.readString(dir.resolve("out")))
-        .contains("registrar: missing required --name, --address")
-        .contains("usage: registrar");
-  }
-
-  private static String readLine(BufferedReader reader) {
-    try {
-      return reader.readLine();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 }
