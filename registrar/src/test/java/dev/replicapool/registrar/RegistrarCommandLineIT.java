@@ -26,26 +26,32 @@ class RegistrarCommandLineIT extends RegistrarApiServerBase {
    * "cli" at 127.0.0.1:9 (where nothing listens), with {@code extra} flags.
    */
   ProcessBuilder registrar(Path dir, String name, String... extra) throws IOException {
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
     List<String> command =
         new ArrayList<>(
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
                 System.getProperty("java.class.path"),
-                RegistrarMain.class.getName(),
-                "--kubeconfig",
-                kubeconfig.toString(),
-                "--namespace",
-                namespace,
-                "--pool",
-                "cli",
-                "--name",
-                name,
-                "--address",
-                "127.0.0.1:9"));
+                RegistrarMain.class.getName()));
+    command.addAll(arguments(dir, name));
     command.addAll(List.of(extra));
     return new ProcessBuilder(command);
+  }
+
+  /** The registrar's arguments for member {@code name} of pool "cli" at 127.0.0.1:9. */
+  List<String> arguments(Path dir, String name) throws IOException {
+    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
+    return List.of(
+        "--kubeconfig",
+        kubeconfig.toString(),
+        "--namespace",
+        namespace,
+        "--pool",
+        "cli",
+        "--name",
+        name,
+        "--address",
+        "127.0.0.1:9");
   }
 
   @Test
@@ -162,22 +168,13 @@ class RegistrarCommandLineIT extends RegistrarApiServerBase {
   @Test
   void theLauncherRegistersAndItsNextRunLoadsTheArchiveTheFirstWrote(@TempDir Path dir)
       throws Exception {
-    Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
     Path cds = dir.resolve("cds");
     for (String name : List.of("l1", "l2")) {
+      List<String> command = new ArrayList<>();
+      command.add(Path.of("bin", "replicapool-registrar").toAbsolutePath().toString());
+      command.addAll(arguments(dir, name));
       ProcessBuilder launcher =
-          new ProcessBuilder(
-                  Path.of("bin", "replicapool-registrar").toAbsolutePath().toString(),
-                  "--kubeconfig",
-                  kubeconfig.toString(),
-                  "--namespace",
-                  namespace,
-                  "--pool",
-                  "cli",
-                  "--name",
-                  name,
-                  "--address",
-                  "127.0.0.1:9")
+          new ProcessBuilder(command)
               .redirectError(dir.resolve(name + ".stderr").toFile())
               .redirectOutput(dir.resolve(name + ".stdout").toFile());
       launcher.environment().put("REPLICAPOOL_CDS_DIR", cds.toString());
