@@ -30,6 +30,7 @@ WATCH_PID=$!; PIDS+=($WATCH_PID)
 # register NAME COMMAND...: exec to the Lease in the watch, in ms; the registrar is then stopped
 # and its Lease deleted.
 register() {
+  local -; set +e # a grep that finds nothing yet, a kill of a process gone: not the script's end
   local name=$1; shift
   local t0 pid ms="" seen
   t0=$EPOCHREALTIME
