@@ -10,7 +10,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,7 +26,7 @@ class ClientProtocolErrorsIT extends DataPlaneTestBase {
    */
   static byte[] dataOnAStreamNeverOpened() {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    b.writeBytes(RawH2Frames.preface());
     b.writeBytes(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // SETTINGS, no settings
     b.writeBytes(new byte[] {0, 0, 18, 0, 0, 0, 0, 0, 1}); // DATA, 18 bytes, stream 1
     b.writeBytes(new byte[18]);

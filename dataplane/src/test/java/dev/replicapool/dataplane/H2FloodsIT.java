@@ -15,7 +15,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -157,7 +157,7 @@ class H2FloodsIT extends DataPlaneTestBase {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
       DataInputStream in = new DataInputStream(s.getInputStream());
-      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(RawH2Frames.preface());
       out.write(frame(0x4, 0, 0, new byte[0]));
       int requests = 3 * H2_CONTROL_FRAME_BURST;
       for (int i = 0; i < requests; i++) {
@@ -168,14 +168,13 @@ class H2FloodsIT extends DataPlaneTestBase {
         boolean acked = false;
         boolean ended = false;
         while (!acked || !ended) {
-          int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-          int type = in.readUnsignedByte();
-          int flags = in.readUnsignedByte();
-          int id = in.readInt() & Integer.MAX_VALUE;
-          in.readNBytes(length);
-          assertThat(type).as("request %d: no GOAWAY, no reset", i).isNotIn(0x3, 0x7);
-          acked |= type == 0x6 && (flags & 0x1) != 0;
-          ended |= id == stream && (type == 0x0 || type == 0x1) && (flags & 0x1) != 0;
+          RawH2Frames.Frame f = RawH2Frames.read(in);
+          assertThat(f.type()).as("request %d: no GOAWAY, no reset", i).isNotIn(0x3, 0x7);
+          acked |= f.type() == 0x6 && (f.flags() & 0x1) != 0;
+          ended |=
+              f.stream() == stream
+                  && (f.type() == 0x0 || f.type() == 0x1)
+                  && (f.flags() & 0x1) != 0;
         }
       }
     }
@@ -274,7 +273,7 @@ class H2FloodsIT extends DataPlaneTestBase {
     try (Socket s = new Socket("127.0.0.1", dp.trafficPort())) {
       s.setSoTimeout(20_000);
       OutputStream out = s.getOutputStream();
-      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(RawH2Frames.preface());
       out.write(frame(0x4, 0, 0, new byte[0])); // its SETTINGS; ours it never acknowledges
       for (int id = 1; id < 1 + 2 * 300; id += 2) {
         out.write(frame(0x1, 0x4, id, RawH2Frames.request(HOST, "/idle"))); // no END_STREAM
@@ -283,15 +282,11 @@ class H2FloodsIT extends DataPlaneTestBase {
       DataInputStream in = new DataInputStream(s.getInputStream());
       int refused = 0;
       while (refused < 200) {
-        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-        int type = in.readUnsignedByte();
-        in.readUnsignedByte();
-        in.readInt();
-        byte[] payload = in.readNBytes(length);
-        if (type == 0x3 && payload.length == 4 && payload[3] == 0x7) {
+        RawH2Frames.Frame f = RawH2Frames.read(in);
+        if (f.type() == 0x3 && f.payload().length == 4 && f.payload()[3] == 0x7) {
           refused++; // RST_STREAM REFUSED_STREAM
         }
-        assertThat(type).as("no GOAWAY: the connection serves on").isNotEqualTo(0x7);
+        assertThat(f.type()).as("no GOAWAY: the connection serves on").isNotEqualTo(0x7);
       }
       await().atMost(WAIT).until(() -> member.heads.get() == 100);
       assertThat(member.heads.get()).as("the streams within the limit, no more").isEqualTo(100);
@@ -383,7 +378,7 @@ class H2FloodsIT extends DataPlaneTestBase {
       s.connect(new InetSocketAddress("127.0.0.1", port));
       s.setSoTimeout(20_000);
       CountingOutput out = new CountingOutput(s.getOutputStream());
-      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(RawH2Frames.preface());
       out.write(frame(0x4, 0, 0, new byte[0]));
       Map<Integer, Integer> frames = new TreeMap<>();
       DataInputStream in = new DataInputStream(s.getInputStream());
@@ -552,18 +547,10 @@ class H2FloodsIT extends DataPlaneTestBase {
     Integer goAway = null;
     try {
       while (true) {
-        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-        int type = in.readUnsignedByte();
-        in.readUnsignedByte();
-        in.readInt();
-        byte[] payload = in.readNBytes(length);
-        frames.merge(type, 1, Integer::sum);
-        if (type == 0x7 && payload.length >= 8) {
-          goAway =
-              ((payload[4] & 0xff) << 24)
-                  | ((payload[5] & 0xff) << 16)
-                  | ((payload[6] & 0xff) << 8)
-                  | (payload[7] & 0xff);
+        RawH2Frames.Frame f = RawH2Frames.read(in);
+        frames.merge(f.type(), 1, Integer::sum);
+        if (f.type() == 0x7 && f.payload().length >= 8) {
+          goAway = ByteBuffer.wrap(f.payload()).getInt(4);
         }
       }
     } catch (EOFException | SocketException closed) {

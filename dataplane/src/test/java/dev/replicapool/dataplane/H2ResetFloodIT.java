@@ -16,7 +16,6 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -125,7 +124,7 @@ class H2ResetFloodIT extends DataPlaneTestBase {
     try (Socket s = new Socket("127.0.0.1", dp.trafficPort())) {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
-      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(RawH2Frames.preface());
       out.write(frame(0x4, 0, 0, new byte[0])); // SETTINGS
       ByteArrayOutputStream burst = new ByteArrayOutputStream();
       int id = 1;
@@ -165,15 +164,11 @@ class H2ResetFloodIT extends DataPlaneTestBase {
   static boolean headersOn(DataInputStream in, int id) throws Exception {
     try {
       while (true) {
-        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-        int type = in.readUnsignedByte();
-        in.readUnsignedByte(); // flags
-        int stream = in.readInt() & Integer.MAX_VALUE;
-        in.readNBytes(length);
-        if (type == 0x1 && stream == id) {
+        RawH2Frames.Frame f = RawH2Frames.read(in);
+        if (f.type() == 0x1 && f.stream() == id) {
           return true;
         }
-        if (type == 0x7) {
+        if (f.type() == 0x7) {
           return false; // GOAWAY
         }
       }

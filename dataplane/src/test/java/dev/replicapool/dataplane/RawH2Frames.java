@@ -1,13 +1,33 @@
 package dev.replicapool.dataplane;
 
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * HTTP/2 client frames written byte by byte, for tests that must send what no real client would.
+ * HTTP/2 client frames written byte by byte, for tests that must send what no real client would,
+ * and the server's frames read back the same way.
  */
 public final class RawH2Frames {
   private RawH2Frames() {}
+
+  /** The client connection preface (RFC 9113 3.4), which its SETTINGS follow. */
+  public static byte[] preface() {
+    return "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** A frame the server sent: its type, flags, stream id and payload. */
+  public record Frame(int type, int flags, int stream, byte[] payload) {}
+
+  /** Reads the next frame; an EOFException at the end of the connection. */
+  public static Frame read(DataInputStream in) throws IOException {
+    int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+    int type = in.readUnsignedByte();
+    int flags = in.readUnsignedByte();
+    int stream = in.readInt() & Integer.MAX_VALUE;
+    return new Frame(type, flags, stream, in.readNBytes(length));
+  }
 
   /** One frame: the 9-byte header, then the payload. */
   public static byte[] frame(int type, int flags, int stream, byte[] payload) {

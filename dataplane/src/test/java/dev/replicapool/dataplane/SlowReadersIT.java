@@ -129,7 +129,7 @@ class SlowReadersIT extends StalledClientsBase {
   Dribble dribble(String host, int grant, long forMillis) throws Exception {
     Socket s = client(0);
     var out = s.getOutputStream();
-    out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    out.write(RawH2Frames.preface());
     out.write(frame(0x4, 0, 0, new byte[] {0, 0x4, 0, 0, 0, 0})); // INITIAL_WINDOW_SIZE 0
     out.write(frame(0x1, 0x5, 1, RawH2Frames.request(host, "/big/dribble")));
     out.flush();
@@ -157,20 +157,17 @@ class SlowReadersIT extends StalledClientsBase {
     try {
       while (System.nanoTime() < end) {
         s.setSoTimeout((int) Math.max(1, (end - System.nanoTime()) / 1_000_000L));
-        int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-        int type = in.readUnsignedByte();
-        in.readUnsignedByte();
-        int stream = in.readInt() & 0x7fffffff;
-        byte[] payload = in.readNBytes(length);
-        if (stream != 1) {
+        RawH2Frames.Frame f = RawH2Frames.read(in);
+        if (f.stream() != 1) {
           continue;
-        } else if (type == 0x1) {
-          status = String.valueOf(hpack.decodeHeaders(1, Unpooled.wrappedBuffer(payload)).status());
-        } else if (type == 0x0) {
-          data += length;
-        } else if (type == RST_STREAM) {
+        } else if (f.type() == 0x1) {
+          status =
+              String.valueOf(hpack.decodeHeaders(1, Unpooled.wrappedBuffer(f.payload())).status());
+        } else if (f.type() == 0x0) {
+          data += f.payload().length;
+        } else if (f.type() == RST_STREAM) {
           long ms = (System.nanoTime() - start) / 1_000_000L;
-          return new Dribble(status, data, ByteBuffer.wrap(payload).getInt(), ms);
+          return new Dribble(status, data, ByteBuffer.wrap(f.payload()).getInt(), ms);
         }
       }
     } catch (SocketTimeoutException over) {
@@ -196,7 +193,7 @@ class SlowReadersIT extends StalledClientsBase {
   Socket zeroWindowAttack(String host) throws IOException {
     Socket s = reader();
     var out = s.getOutputStream();
-    out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    out.write(RawH2Frames.preface());
     out.write(frame(0x4, 0, 0, new byte[] {0, 0x4, 0, 0, 0, 0})); // INITIAL_WINDOW_SIZE 0
     for (int id = 1; id <= 11; id += 2) {
       out.write(frame(0x1, 0x5, id, RawH2Frames.request(host, "/big/" + id)));

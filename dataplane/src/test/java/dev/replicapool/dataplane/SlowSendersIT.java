@@ -71,7 +71,7 @@ class SlowSendersIT extends StalledClientsBase {
   void idleStreams(String host, String pool) throws Exception {
     Socket s = client(0);
     OutputStream out = s.getOutputStream();
-    out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    out.write(RawH2Frames.preface());
     out.write(frame(0x4, 0, 0, new byte[0]));
     for (int id = 1; id <= 11; id += 2) {
       out.write(frame(0x1, 0x4, id, post(host, "/up/" + id))); // END_HEADERS, not END_STREAM

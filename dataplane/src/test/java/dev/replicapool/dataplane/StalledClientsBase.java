@@ -109,19 +109,16 @@ abstract class StalledClientsBase extends DataPlaneTestBase {
     Map<Integer, List<String>> streams = new TreeMap<>();
     int resets = 0;
     while (resets < n) {
-      int length = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
-      int type = in.readUnsignedByte();
-      in.readUnsignedByte();
-      int stream = in.readInt() & 0x7fffffff;
-      byte[] payload = in.readNBytes(length);
-      assertThat(type).as("no GOAWAY: the connection is not the stall's").isNotEqualTo(0x7);
-      if (type == 0x1) {
-        CharSequence status = hpack.decodeHeaders(stream, Unpooled.wrappedBuffer(payload)).status();
-        streams.computeIfAbsent(stream, k -> new ArrayList<>()).add(String.valueOf(status));
-      } else if (type == RST_STREAM) {
+      RawH2Frames.Frame f = RawH2Frames.read(in);
+      assertThat(f.type()).as("no GOAWAY: the connection is not the stall's").isNotEqualTo(0x7);
+      if (f.type() == 0x1) {
+        CharSequence status =
+            hpack.decodeHeaders(f.stream(), Unpooled.wrappedBuffer(f.payload())).status();
+        streams.computeIfAbsent(f.stream(), k -> new ArrayList<>()).add(String.valueOf(status));
+      } else if (f.type() == RST_STREAM) {
         streams
-            .computeIfAbsent(stream, k -> new ArrayList<>())
-            .add("reset " + ByteBuffer.wrap(payload).getInt());
+            .computeIfAbsent(f.stream(), k -> new ArrayList<>())
+            .add("reset " + ByteBuffer.wrap(f.payload()).getInt());
         resets++;
       }
     }

@@ -24,7 +24,6 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -119,7 +118,7 @@ class H2ServerStreamRulesTest {
 
   static byte[] preface() {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    b.writeBytes("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    b.writeBytes(RawH2Frames.preface());
     b.writeBytes(frame(SETTINGS, 0, 0, new byte[0]));
     return b.toByteArray();
   }
