@@ -13,8 +13,9 @@
 # (SIGTERM, as a rollout does) and started again: the data plane keeps its last state meanwhile and
 # dials the new one. The operator figures are that process's. At the end: every request's status
 # (wrk), and for
-# each figure its median over the first and the last third of the run and the growth between them.
-# Nothing should grow once warm: a leak shows as a last third above the first.
+# each figure its median over the first and the last third of the run after its warm-up (the first
+# third, at most 20 minutes) and the growth between them (bench/soak/growth.py, which reads a past
+# run's soak.tsv again). Nothing should grow once warm: a leak shows as a last third above the first.
 # KILL_SECONDS=0, GC_SECONDS=0, RECONNECT_SECONDS=0 or OPERATOR_RESTART_AT=0: none.
 #   bench/soak/run.sh         MINUTES=60 CONNS=8 DELAY_MS=4 CHURN_SECONDS=30 SAMPLE_SECONDS=10
 #                             KILL_SECONDS=60 RESTART_SECONDS=5 GC_SECONDS=60 RECONNECT_SECONDS=300
@@ -126,28 +127,7 @@ cat "$OUT/wrk.txt" | tee -a "$OUT/log.txt"
 curl -s "http://127.0.0.1:$DP_ADMIN/metrics" |
   grep -E '^replicapool_(requests_seconds_count|retries_total|ejections_total)' | tee -a "$OUT/log.txt"
 touch "$OUT/kills.tsv"
-python3 - "$OUT/soak.tsv" "$OUT/kills.tsv" <<'PY' | tee -a "$OUT/log.txt"
-import csv, statistics as st, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))[1:]  # the first sample: still starting
-print(f"{len(rows)} samples over {rows[-1]['t_s']} s; medians of the first and the last third:")
-for k in rows[0]:
-    if k in ("t_s", "snapshot", "killed", "cut", "restarted"):
-        continue
-    xs = [r for r in rows if r[k]]  # the live figures are there only on the forced-GC samples
-    if not xs:
-        continue
-    n = max(1, len(xs) // 3)
-    a = st.median(float(r[k]) for r in xs[:n])
-    b = st.median(float(r[k]) for r in xs[-n:])
-    print(f"  {k:12s} {a:9.1f} -> {b:9.1f}  ({(b - a) / a * 100 if a else 0:+.1f} %)")
-print(f"  snapshot versions seen: {len({r['snapshot'] for r in rows})}")
-print(f"  members killed and restarted: {sum(1 for r in rows if r['killed'])}")
-kills = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()] if len(sys.argv) > 2 else []
-print(f"  kills checked: {len(kills)}, port closed after the kill: {sum(k[2] == 'yes' for k in kills)},"
-      f" open again after the restart: {sum(k[3] == 'yes' for k in kills)}")
-print(f"  control-plane connection cuts: {sum(1 for r in rows if r['cut'])}")
-print(f"  operator restarts: {sum(1 for r in rows if r['restarted'])}")
-PY
+python3 "$(dirname "$0")/growth.py" "$OUT/soak.tsv" "$OUT/kills.tsv" | tee -a "$OUT/log.txt"
 # Each cut must show as a closed stream and a new connection in the data plane's log.
 echo "control-plane streams closed: $(grep -c 'control-plane stream closed' "$OUT/dataplane-shipped.log")," \
   "connected: $(grep -c 'connected to control plane' "$OUT/dataplane-shipped.log")" | tee -a "$OUT/log.txt"
