@@ -23,15 +23,13 @@ minutes=${FUZZ_MINUTES:-0}
 for t in "${targets[@]}"; do
   if [ "$minutes" -gt 0 ]; then echo "fuzzing $t for $minutes min"; else echo "fuzzing $t"; fi
   # The load-report parser lives in controlplane (shared by the operator's probes and the data plane).
-  module=dataplane
-  case "$t" in LoadReportFuzzTest*) module=controlplane ;; esac
   # Jazzer instruments the project's own classes by default; a target whose parsing is done by a
   # library is blind in it (the snapshot's JSON in Jackson: 52 edges, 7 inputs kept in 20 s; with
   # Jackson instrumented 5,125 edges, 604 inputs), so those targets name the library too.
-  includes='dev.replicapool.**'
+  module=dataplane; includes='dev.replicapool.**'
   case "$t" in
     StreamFuzzTest*) includes+=':com.fasterxml.jackson.**' ;;
-    LoadReportFuzzTest*) includes+=':com.fasterxml.jackson.core.**:io.vertx.core.json.**' ;;
+    LoadReportFuzzTest*) module=controlplane; includes+=':com.fasterxml.jackson.core.**:io.vertx.core.json.**' ;;
   esac
   end=$((SECONDS + minutes * 60)); runs=0; execs=0; first=""; last=""
   while :; do
