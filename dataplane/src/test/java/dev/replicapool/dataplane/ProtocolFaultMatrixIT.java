@@ -7,7 +7,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.dataplane.CrashingMember.Mode;
 import dev.replicapool.dataplane.CrashingMember.Seen;
-import java.net.ServerSocket;
+import dev.replicapool.testing.RefusedPort;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -78,11 +78,11 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
     int n = cellNumber.incrementAndGet();
     String host = "c" + n + ".matrix.example";
     CrashingMember faulty = null;
+    RefusedPort refused = null;
     int faultyPort;
     if (cell.fault() == Fault.REFUSED) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        faultyPort = s.getLocalPort(); // closed: nobody listens there
-      }
+      refused = new RefusedPort("127.0.0.1"); // held, so the answering member cannot be given it
+      faultyPort = refused.port;
     } else {
       Mode mode =
           switch (cell.fault()) {
@@ -157,6 +157,9 @@ class ProtocolFaultMatrixIT extends FaultMatrixBase {
       answering.stop();
       if (faulty != null) {
         faulty.stop();
+      }
+      if (refused != null) {
+        refused.close();
       }
     }
   }

@@ -8,6 +8,7 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.testing.OnEventLoop;
+import dev.replicapool.testing.RefusedPort;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -310,28 +311,30 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
   @Test
   void memberThatRefusesConnectionsIsRetriedElsewhereAndLast502NamesIt() throws Exception {
     TestMember k1 = member("k1");
-    startDataPlane(); // first: a free port picked now cannot be one the data plane binds
-    int deadPort = ReplicaProcess.freePort("127.0.0.1");
-    publish(
-        pool("shop/tracking")
-            .hosts("tracking.shop.example")
-            .members(
-                k1.snapshot(1),
-                new dev.replicapool.api.wire.MemberSnapshot(
-                    "127.0.0.1", deadPort, 1, dev.replicapool.api.v1alpha1.MemberState.Healthy)));
-    assertThat(sequential(dp.trafficPort(), "tracking.shop.example", 10))
-        .containsExactly(Map.entry("k1", 10));
+    startDataPlane();
+    try (RefusedPort dead = new RefusedPort("127.0.0.1")) {
+      int deadPort = dead.port;
+      publish(
+          pool("shop/tracking")
+              .hosts("tracking.shop.example")
+              .members(
+                  k1.snapshot(1),
+                  new dev.replicapool.api.wire.MemberSnapshot(
+                      "127.0.0.1", deadPort, 1, dev.replicapool.api.v1alpha1.MemberState.Healthy)));
+      assertThat(sequential(dp.trafficPort(), "tracking.shop.example", 10))
+          .containsExactly(Map.entry("k1", 10));
 
-    publish(
-        pool("shop/lonely")
-            .hosts("lonely.shop.example")
-            .members(
-                new dev.replicapool.api.wire.MemberSnapshot(
-                    "127.0.0.1", deadPort, 1, dev.replicapool.api.v1alpha1.MemberState.Healthy)));
-    try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
-      RawHttp.Response r = c.get("lonely.shop.example", "/");
-      assertThat(r.status()).isEqualTo(502);
-      assertThat(r.body()).contains("127.0.0.1:" + deadPort).contains("unreachable");
+      publish(
+          pool("shop/lonely")
+              .hosts("lonely.shop.example")
+              .members(
+                  new dev.replicapool.api.wire.MemberSnapshot(
+                      "127.0.0.1", deadPort, 1, dev.replicapool.api.v1alpha1.MemberState.Healthy)));
+      try (RawHttp c = RawHttp.connect(dp.trafficPort())) {
+        RawHttp.Response r = c.get("lonely.shop.example", "/");
+        assertThat(r.status()).isEqualTo(502);
+        assertThat(r.body()).contains("127.0.0.1:" + deadPort).contains("unreachable");
+      }
     }
   }
 

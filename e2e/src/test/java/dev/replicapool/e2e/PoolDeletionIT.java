@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
 import dev.replicapool.dataplane.DataPlane;
 import dev.replicapool.operator.ReplicaPoolOperator;
+import dev.replicapool.testing.RefusedPort;
 import dev.replicapool.testing.ReplicaProcess;
 import io.vertx.core.json.JsonArray;
 import java.time.Duration;
@@ -41,6 +42,7 @@ class PoolDeletionIT {
   static DataPlane dataPlane;
   static List<ReplicaProcess> flapping;
   static ReplicaProcess restarting;
+  static RefusedPort dead;
   static final ListAppender<ILoggingEvent> josdkLog = new ListAppender<>();
 
   @BeforeAll
@@ -50,6 +52,7 @@ class PoolDeletionIT {
     dataPlane = sys.startDataPlane("dp-deletion", operator.controlPlanePort());
     flapping = sys.replicas("d1", "d2");
     restarting = sys.replica("d3");
+    dead = sys.closeLater(new RefusedPort("127.0.0.1")); // a member nobody answers for
     josdkLog.start();
     ((Logger) LoggerFactory.getLogger("io.javaoperatorsdk")).addAppender(josdkLog);
   }
@@ -65,7 +68,7 @@ class PoolDeletionIT {
     List<String> addresses = new ArrayList<>();
     flapping.forEach(r -> addresses.add(r.address()));
     addresses.add(restarting.address());
-    addresses.add("127.0.0.1:" + ReplicaProcess.freePort("127.0.0.1")); // nobody listens there
+    addresses.add(dead.address());
     return addresses;
   }
 
