@@ -4,6 +4,12 @@ import static dev.replicapool.dataplane.SnapshotBuilder.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -167,6 +173,55 @@ class RequestPoliciesIT extends DataPlaneTestBase {
     assertThat((double) tries / requests).isBetween(1.1, 1.2);
     assertThat(metric("replicapool_retry_budget_exhausted_total", "pool=\"shop/policies\""))
         .isGreaterThan(500);
+  }
+
+  /**
+   * The same storm over HTTP/2 to members that speak it: the budget holds the same, and its
+   * exhaustion is counted the same (an HTTP/2 stream's tries go out as an HTTP/1.x exchange's do).
+   */
+  @Test
+  void overHttp2TheBudgetHoldsAndItsExhaustionIsCountedTheSame() throws Exception {
+    List<CrashingMember> failing = new ArrayList<>();
+    for (String n : List.of("g1", "g2", "g3")) {
+      failing.add(new CrashingMember(vertx, n, CrashingMember.Mode.ANSWER_503).start());
+    }
+    HttpClient h2 =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setProtocolVersion(HttpVersion.HTTP_2)
+                .setHttp2ClearTextUpgrade(false));
+    try {
+      startDataPlane();
+      publish(
+          pool("shop/h2policies")
+              .hosts("h2policies.shop.example")
+              .appProtocol("kubernetes.io/h2c")
+              .retryOn5xx()
+              .retryBudget(20, 1)
+              .members(
+                  failing.get(0).snapshot(1),
+                  failing.get(1).snapshot(1),
+                  failing.get(2).snapshot(1)));
+      RequestOptions o =
+          new RequestOptions()
+              .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+              .setHost("h2policies.shop.example")
+              .setPort(80)
+              .setURI("/storm");
+      int requests = 1_000;
+      for (int i = 0; i < requests; i++) {
+        int status =
+            h2.request(o).compose(r -> r.send()).map(HttpClientResponse::statusCode).await();
+        assertThat(status).isEqualTo(503);
+      }
+      int tries = failing.stream().mapToInt(m -> m.seen.size()).sum();
+      assertThat((double) tries / requests).isBetween(1.1, 1.2);
+      assertThat(metric("replicapool_retry_budget_exhausted_total", "pool=\"shop/h2policies\""))
+          .isGreaterThan(500);
+    } finally {
+      h2.close().await();
+      failing.forEach(CrashingMember::stop);
+    }
   }
 
   @Test

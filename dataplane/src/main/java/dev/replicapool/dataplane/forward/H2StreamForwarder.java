@@ -42,18 +42,18 @@ import java.util.List;
  * wins, the other tries are reset (CANCEL), as for HTTP/1.x.
  *
  * <p>This class is the client's side of the stream and carries out what its course decides: its
- * frames, its tries' member streams and its end. Each try's member side is an {@link H2Try}, what a
- * passed deadline does is {@link H2StreamTimeouts}, what the proxy answers itself {@link
- * H2Answers}, when it waits for a member's slot and how it leaves the pool's queue {@link
- * QueueSlot}. Why it is still over 300 lines: the stream's events from the client, the member, the
- * queue and the timer (some twenty) all end here, each turned into frames for one side or the
- * other; the next step is an exchange object of its own for the request's life beside the stream.
+ * frames, its tries' member streams and its end. How its tries go out (member, the pool's queue,
+ * the timer, the end) is its {@link TryLoop}'s, the same one an HTTP/1.x exchange's {@link
+ * TryRunner} uses; each try's member side is an {@link H2Try}, what a passed deadline does is
+ * {@link H2StreamTimeouts}, what the proxy answers itself {@link H2Answers}. Why it is still over
+ * 300 lines: the stream's events from the client, the member, the queue and the timer (some twenty)
+ * all end here, each turned into frames for one side or the other.
  *
  * <p>When the stream is logged, its {@link AccessRecord} is its observer (tries, retries, the
  * queue's verdict) and notes here what only the stream knows: bytes, first byte, flags.
  */
 final class H2StreamForwarder extends ChannelInboundHandlerAdapter
-    implements QueueSlot.Owner, H2Try.Owner {
+    implements TryLoop.Exchange<H2Try>, H2Try.Owner {
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final boolean tls;
@@ -69,14 +69,15 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    */
   private TryCourse<H2Try> course;
 
+  /** How its tries go out (member, queue, timer, end), as for HTTP/1.x. Null until the head. */
+  private TryLoop<H2Try> loop;
+
   private Tries tries;
   private boolean grpc;
   private int status;
   private boolean done;
   private Deadlines deadlines;
   private DeadlineTimer timer;
-  private QueueSlot queueSlot;
-  private String failure;
   private String setCookie;
 
   /** Its access-log record; null when the stream is not logged. */
@@ -206,57 +207,43 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!requestEnded) {
       deadlines.requestOwed(start);
     }
-    course = new TryCourse<>(tries, deadlines, pool.router(), new H2TryAccounts(pool, observer));
     if (tries.hedgeable()) {
       deadlines.hedging(rp.hedging().maxHedges(), rp.hedging().delayNanos(rp.latencies()));
     }
-    timer =
-        new DeadlineTimer(ctx.executor(), fw.clock, deadlines, new H2StreamTimeouts(this, pool));
     long grpcTimeout = H2RequestHeaders.grpcTimeoutNanos(in.get("grpc-timeout"));
     if (grpcTimeout > 0) {
       deadlines.shortenTo(start + grpcTimeout); // the call's own deadline wins when shorter
     }
-    timer.arm();
-    if (QueueSlot.othersWait(pool)) {
-      waitForSlot();
-    } else {
-      sendTry();
-    }
+    loop =
+        new TryLoop<>(
+            fw,
+            pool,
+            ctx.executor(),
+            tries,
+            deadlines,
+            new H2TryAccounts(pool, observer),
+            observer,
+            new H2StreamTimeouts(this, pool),
+            this);
+    course = loop.course;
+    timer = loop.timer;
+    loop.start();
   }
 
   // ---- tries ---------------------------------------------------------------------------------
 
-  private void sendTry() {
-    Endpoint e = tries.next(pool.router());
-    if (e != null) {
-      startTry(e);
-    } else if (QueueSlot.mayWait(tries)) {
-      waitForSlot();
-    } else {
-      localAnswer(
-          tries.tried().isEmpty() ? 503 : 502,
-          failure != null ? failure : "no routable member in pool " + pool.name());
-    }
-  }
-
-  private void waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, ctx.executor(), tries, this, observer);
-    queueSlot.enter();
-  }
-
   @Override
-  public void startTry(Endpoint e) {
-    H2Try t = newTry(e, fw.clock.getAsLong());
-    course.sent(t);
-    timer.arm();
-    open(t);
-  }
-
-  private H2Try newTry(Endpoint e, long now) {
+  public H2Try newTry(Endpoint e, long now) {
     return new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now, observer, log);
   }
 
-  private void open(H2Try t) {
+  @Override
+  public void noMember(int status, String message) {
+    localAnswer(status, message);
+  }
+
+  @Override
+  public void open(H2Try t) {
     Endpoint e = t.member();
     fw.h2Connections(ctx.channel().eventLoop())
         .openStream(MemberLinks.key(pool, e), e.host(), e.port(), pool.upstreamTls(), t, t);
@@ -309,7 +296,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void tryFailed(H2Try t, String why, String label, Tries.Outcome outcome) {
-    failure = why;
+    loop.failed(502, why);
     String retryLabel = outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label;
     switch (course.lost(t, label, outcome, body.replayable(), fw.clock.getAsLong())) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
@@ -343,7 +330,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!course.answerReplaced(t, status, body.replayable(), fw.clock.getAsLong())) {
       return false;
     }
-    failure = pool.aboutMember(t.member(), "answered " + status);
+    loop.failed(502, pool.aboutMember(t.member(), "answered " + status));
     retryNow("status_" + status);
     return true;
   }
@@ -461,7 +448,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    * try may still answer, a retry goes out, or the client gets 504 (gRPC: DEADLINE_EXCEEDED).
    */
   void tryTimedOut(String why) {
-    failure = why;
+    loop.failed(504, why);
     long now = fw.clock.getAsLong();
     switch (course.lost(
         course.watched(), "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
@@ -482,8 +469,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   /** Another try goes out, as the course decided ({@code label} for the metrics). */
   private void retryNow(String label) {
     body.restart(); // whole, or nothing of it sent: the course asked
-    observer.retry(pool.name(), label);
-    sendTry();
+    loop.retry(label);
   }
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
@@ -559,14 +545,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return;
     }
     done = true;
-    if (timer != null) {
-      timer.stop();
-    }
-    if (course != null) {
-      course.finish(fw.clock.getAsLong()); // hedges still out lose
-    }
-    if (queueSlot != null) {
-      queueSlot.leave();
+    if (loop != null) {
+      loop.finish(); // the timer stops, hedges still out lose, the queue is left
     }
     body.release();
     long now = fw.clock.getAsLong();

@@ -10,39 +10,31 @@ import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 
 /**
- * The tries of one HTTP/1.x exchange: picks each one's member ({@link Tries}), gets it a connection
- * ({@link MemberLinks}), waits in the pool's queue ({@link QueueSlot}) when every member is full,
- * sends hedges ({@link Hedges}), watches the timeouts ({@link Deadlines}, one {@link
- * DeadlineTimer}), and carries out what its {@link TryCourse} decides a try that ends without a
- * usable answer means: a hedge takes its place, another try goes out, or the client gets the
- * failure (or a held answer, after all).
+ * The tries of one HTTP/1.x exchange: how they go out (member, queue, timer, end) is its {@link
+ * TryLoop}'s, as for an HTTP/2 stream; this gets each one a connection ({@link MemberLinks}), sends
+ * hedges ({@link Hedges}), and carries out what its {@link TryCourse} decides a try that ends
+ * without a usable answer means: a hedge takes its place, another try goes out, or the client gets
+ * the failure (or a held answer, after all).
  *
  * <p>{@link Http1Exchange} owns it: it starts it, hands it every answer's head and a member that
  * closed before answering, and ends the request when this says so ({@code answer}, {@code ended},
- * {@code giveUp}). Event loop only. Just over 300 lines with its {@code PrimaryTry}, which reads
- * the runner's state at each connect; the next step moves the request's life into one exchange.
+ * {@code giveUp}). Event loop only.
  */
-final class TryRunner implements QueueSlot.Owner {
+final class TryRunner implements TryLoop.Exchange<H1Try> {
   private final Http1Exchange exchange;
   private final Http1Connection client;
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final Tries tries;
   private final Deadlines deadlines;
+  private final TryLoop<H1Try> loop;
   private final TryCourse<H1Try> course;
-  private final DeadlineTimer timer;
   private final FrontTry front;
   private final RequestRelay request;
   private final ResponseRelay response;
 
   /** Null when the request is not hedged. */
   private Hedges hedges;
-
-  /** Its place in the pool's queue while every member is full; null otherwise. */
-  private QueueSlot queueSlot;
-
-  private String failureMessage;
-  private int failureStatus = 502;
 
   TryRunner(
       Http1Exchange exchange,
@@ -63,9 +55,19 @@ final class TryRunner implements QueueSlot.Owner {
     this.front = front;
     this.request = request;
     this.response = response;
-    this.course = new TryCourse<>(tries, deadlines, pool.router(), front);
     TryTimeouts timeouts = new TryTimeouts(exchange, this, fw, pool, front);
-    this.timer = new DeadlineTimer(client.eventLoop(), fw.clock, deadlines, timeouts);
+    this.loop =
+        new TryLoop<>(
+            fw,
+            pool,
+            client.eventLoop(),
+            tries,
+            deadlines,
+            front,
+            front.observer(),
+            timeouts,
+            this);
+    this.course = loop.course;
   }
 
   /**
@@ -82,41 +84,27 @@ final class TryRunner implements QueueSlot.Owner {
   }
 
   void start() {
-    timer.arm(); // the request's own deadline runs while it waits in the queue too
-    if (QueueSlot.othersWait(pool)) {
-      waitForSlot();
-    } else {
-      sendTry();
-    }
-  }
-
-  private void sendTry() {
-    Endpoint e = tries.next(pool.router());
-    if (e == null) {
-      noMemberForTry();
-      return;
-    }
-    startTry(e);
+    loop.start();
   }
 
   @Override
-  public void startTry(Endpoint e) {
-    PrimaryTry t = new PrimaryTry(e, fw.clock.getAsLong());
+  public H1Try newTry(Endpoint e, long now) {
+    PrimaryTry t = new PrimaryTry(e, now);
     front.start(t);
-    course.sent(t);
-    timer.arm();
-    MemberLinks.open(fw, client.eventLoop(), pool, e, t);
+    return t;
   }
 
-  private void noMemberForTry() {
-    if (QueueSlot.mayWait(tries)) {
-      waitForSlot();
-    } else if (response.hasHeld()) {
+  @Override
+  public void open(H1Try t) {
+    MemberLinks.open(fw, client.eventLoop(), pool, t.member(), (PrimaryTry) t);
+  }
+
+  @Override
+  public void noMember(int status, String message) {
+    if (response.hasHeld()) {
       sendHeld();
-    } else if (tries.tried().isEmpty()) {
-      exchange.answer(503, "no routable member in pool " + pool.name());
     } else {
-      exchange.answer(failureStatus, failureMessage);
+      exchange.answer(status, message);
     }
   }
 
@@ -146,8 +134,7 @@ final class TryRunner implements QueueSlot.Owner {
     @Override
     public void failed(Throwable cause) {
       if (!exchange.finished() && course.front() == this && !request.hasConnection()) {
-        failureStatus = 502;
-        failureMessage = pool.aboutMember(member(), "is unreachable");
+        loop.failed(502, pool.aboutMember(member(), "is unreachable"));
         lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
       }
     }
@@ -173,22 +160,20 @@ final class TryRunner implements QueueSlot.Owner {
       sendHeld(); // the budget is spent: the member's answer goes out as it came
       return;
     }
-    front.observer().retry(pool.name(), "status_" + status);
     response.reset();
-    // the held answer goes out if no other member can take the request
+    // the held answer goes out if no other member can take the request (no retry is counted)
     if (!request.headKept()) {
       sendHeld();
       return;
     }
-    sendTry();
+    loop.retry("status_" + status);
   }
 
   /** The member closed before any of its answer went to the client. */
   void closedBeforeAnswer() {
     H1Try t = course.front();
-    failureStatus = 502;
-    failureMessage =
-        pool.aboutMember(t == null ? front.member() : t.member(), "closed the connection");
+    loop.failed(
+        502, pool.aboutMember(t == null ? front.member() : t.member(), "closed the connection"));
     if (response.stopHolding()) {
       front.failed("reset"); // its held answer was cut: it goes out as far as it came
       sendHeld();
@@ -209,8 +194,7 @@ final class TryRunner implements QueueSlot.Owner {
       return;
     }
     long ms = pool.requests().perTryNanos() / 1_000_000L;
-    failureStatus = 504;
-    failureMessage = pool.aboutMember(t.member(), "did not answer within " + ms + " ms");
+    loop.failed(504, pool.aboutMember(t.member(), "did not answer within " + ms + " ms"));
     if (t == course.front()) {
       request.dropConnection();
       response.dropPartialHead();
@@ -220,8 +204,7 @@ final class TryRunner implements QueueSlot.Owner {
 
   /** A hedge failed ({@code outcome}, {@code label}) before any answer. */
   void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
-    failureStatus = 502;
-    failureMessage = pool.aboutMember(h.member(), "failed");
+    loop.failed(502, pool.aboutMember(h.member(), "failed"));
     lost(h, label, outcome, true, label); // a hedged request is kept whole: it can go again
   }
 
@@ -236,14 +219,13 @@ final class TryRunner implements QueueSlot.Owner {
       case NOT_OUT, OTHER_TRY_OUT, MID_ANSWER -> {}
       case RETRY -> {
         response.reset();
-        front.observer().retry(pool.name(), retryLabel);
-        sendTry();
+        loop.retry(retryLabel);
       }
       case LAST -> {
         if (outcome == Tries.Outcome.CONNECT_FAILURE && response.hasHeld()) {
           sendHeld();
         } else {
-          exchange.answer(failureStatus, failureMessage);
+          exchange.answer(loop.failureStatus(), loop.failureMessage());
         }
       }
     }
@@ -251,10 +233,10 @@ final class TryRunner implements QueueSlot.Owner {
 
   private void sendHeld() {
     if (!response.sendHeld()) {
-      exchange.answer(failureStatus, failureMessage);
+      exchange.answer(loop.failureStatus(), loop.failureMessage());
       return;
     }
-    timer.stop();
+    loop.timer.stop();
     exchange.ended();
   }
 
@@ -265,19 +247,12 @@ final class TryRunner implements QueueSlot.Owner {
 
   /** A deadline may have moved earlier: the timer looks no later than it. */
   void armTimer() {
-    timer.arm();
+    loop.timer.arm();
   }
 
   /** The answer is complete or the request ends: no timeout applies any more. */
   void stopTimer() {
-    timer.stop();
-  }
-
-  // ---- the in-flight limit ----------------------------------------------------------------------
-
-  private void waitForSlot() {
-    queueSlot = new QueueSlot(fw, pool, client.eventLoop(), tries, this, front.observer());
-    queueSlot.enter();
+    loop.timer.stop();
   }
 
   @Override
@@ -287,13 +262,6 @@ final class TryRunner implements QueueSlot.Owner {
 
   /** The request ended: the timer stops, hedges still out lose, its queue place is given up. */
   void finish() {
-    timer.stop();
-    course.finish(fw.clock.getAsLong()); // hedges still out lose
-    if (queueSlot != null) {
-      queueSlot.leave();
-    }
-    if (tries.budgetDenials() > 0) {
-      front.observer().budgetExhausted(pool.name());
-    }
+    loop.finish();
   }
 }

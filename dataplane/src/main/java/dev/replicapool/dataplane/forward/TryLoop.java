@@ -1,0 +1,152 @@
+package dev.replicapool.dataplane.forward;
+
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.exchange.TryCourse;
+import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
+import dev.replicapool.dataplane.routing.Endpoint;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.function.Consumer;
+
+/**
+ * How the tries of one request go out, the same for an HTTP/1.x exchange ({@link TryRunner}) and an
+ * HTTP/2 stream ({@link H2StreamForwarder}): the first waits in the pool's queue behind others
+ * ({@link QueueSlot}), each picks its member ({@link Tries}) or waits for a free slot, a request no
+ * member is left for gets 503 (none tried) or the last try's failure; one {@link DeadlineTimer}
+ * watches its {@link Deadlines}, and its end stops the timer, loses the hedges still out, leaves
+ * the queue and counts a retry the budget denied. What a try's end means is its {@link
+ * TryCourse}'s; the bytes of a try and the client's answer are the protocol's ({@link Exchange}).
+ *
+ * <p>Event loop only.
+ */
+final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
+  /** The protocol's side of the request. */
+  interface Exchange<T> {
+    /** A try to {@code e}, sent at {@code now}, before it is out. */
+    T newTry(Endpoint e, long now);
+
+    /** Try {@code t} is out (its course knows): it connects to its member. */
+    void open(T t);
+
+    /**
+     * No member is left for the request: the proxy answers {@code status} and {@code message} (503
+     * when none was tried, else the last try's failure), or what it kept of an answer.
+     */
+    void noMember(int status, String message);
+
+    /** The queue turned the request away: the proxy answers {@code status} 503 itself. */
+    void localAnswer(int status, String message);
+  }
+
+  final Tries tries;
+  final Deadlines deadlines;
+  final TryCourse<T> course;
+  final DeadlineTimer timer;
+  private final Forwarding fw;
+  private final PoolRuntime pool;
+  private final EventExecutor loop;
+  private final ProxyObserver observer;
+  private final Exchange<T> exchange;
+
+  /** Its place in the pool's queue while every member is full; null otherwise. */
+  private QueueSlot queueSlot;
+
+  private int failureStatus = 502;
+  private String failureMessage;
+
+  TryLoop(
+      Forwarding fw,
+      PoolRuntime pool,
+      EventExecutor loop,
+      Tries tries,
+      Deadlines deadlines,
+      TryCourse.Accounts<T> accounts,
+      ProxyObserver observer,
+      Consumer<Deadlines.Due> timeouts,
+      Exchange<T> exchange) {
+    this.fw = fw;
+    this.pool = pool;
+    this.loop = loop;
+    this.tries = tries;
+    this.deadlines = deadlines;
+    this.observer = observer;
+    this.exchange = exchange;
+    this.course = new TryCourse<>(tries, deadlines, pool.router(), accounts);
+    this.timer = new DeadlineTimer(loop, fw.clock, deadlines, timeouts);
+  }
+
+  /** The first try goes out, or the request queues behind those already waiting. */
+  void start() {
+    timer.arm(); // the request's own deadline runs while it waits in the queue too
+    if (QueueSlot.othersWait(pool)) {
+      waitForSlot();
+    } else {
+      sendTry();
+    }
+  }
+
+  /** The next try goes out, the request waits for a slot, or no member is left for it. */
+  void sendTry() {
+    Endpoint e = tries.next(pool.router());
+    if (e != null) {
+      startTry(e);
+    } else if (QueueSlot.mayWait(tries)) {
+      waitForSlot();
+    } else if (tries.tried().isEmpty() || failureMessage == null) {
+      exchange.noMember(503, "no routable member in pool " + pool.name());
+    } else {
+      exchange.noMember(failureStatus, failureMessage);
+    }
+  }
+
+  /** The course decided another try: counted under {@code label}, then it goes out. */
+  void retry(String label) {
+    observer.retry(pool.name(), label);
+    sendTry();
+  }
+
+  /** A try failed: if no other answers, the client gets {@code status} and {@code message}. */
+  void failed(int status, String message) {
+    failureStatus = status;
+    failureMessage = message;
+  }
+
+  int failureStatus() {
+    return failureStatus;
+  }
+
+  String failureMessage() {
+    return failureMessage;
+  }
+
+  @Override
+  public void startTry(Endpoint e) {
+    T t = exchange.newTry(e, fw.clock.getAsLong());
+    course.sent(t);
+    timer.arm();
+    exchange.open(t);
+  }
+
+  @Override
+  public void localAnswer(int status, String message) {
+    exchange.localAnswer(status, message);
+  }
+
+  private void waitForSlot() {
+    queueSlot = new QueueSlot(fw, pool, loop, tries, this, observer);
+    queueSlot.enter();
+  }
+
+  /** The request ended: the timer stops, hedges still out lose, its queue place is given up. */
+  void finish() {
+    timer.stop();
+    course.finish(fw.clock.getAsLong());
+    if (queueSlot != null) {
+      queueSlot.leave();
+    }
+    if (tries.budgetDenials() > 0) {
+      observer.budgetExhausted(pool.name());
+    }
+  }
+}
