@@ -8,11 +8,9 @@ import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.SocketAddress;
@@ -62,11 +60,7 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
   @Test
   void aMemberConnectionLeftHalfWayThroughABodyIsNeverReused() throws Exception {
     TestMember m = start(true);
-    HttpClient h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    HttpClient h2 = h2PriorKnowledge(vertx);
     RequestOptions up =
         new RequestOptions()
             .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))

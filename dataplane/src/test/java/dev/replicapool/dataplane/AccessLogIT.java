@@ -19,9 +19,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.SocketAddress;
@@ -269,11 +267,7 @@ class AccessLogIT extends DataPlaneTestBase {
   }
 
   private void http2Get(String host, String path) throws Exception {
-    HttpClient h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    HttpClient h2 = h2PriorKnowledge(vertx);
     RequestOptions get =
         new RequestOptions()
             .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))

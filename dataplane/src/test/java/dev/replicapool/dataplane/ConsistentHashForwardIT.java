@@ -7,9 +7,7 @@ import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.HashCookie;
 import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 import java.util.HashSet;
@@ -106,11 +104,7 @@ class ConsistentHashForwardIT extends DataPlaneTestBase {
             .appProtocol("kubernetes.io/h2c")
             .consistentHash(c)
             .members(k1.snapshot(1.0), k2.snapshot(1.0), k3.snapshot(1.0)));
-    HttpClient h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    HttpClient h2 = h2PriorKnowledge(vertx);
     try {
       for (int client = 0; client < 3; client++) {
         String[] first = h2Get(h2, null);

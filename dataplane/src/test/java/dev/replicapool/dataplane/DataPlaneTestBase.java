@@ -100,6 +100,14 @@ abstract class DataPlaneTestBase {
     return dp;
   }
 
+  /** An HTTP/2 client that speaks it from the first byte, without an upgrade, as gRPC does. */
+  static io.vertx.core.http.HttpClient h2PriorKnowledge(Vertx vertx) {
+    return vertx.createHttpClient(
+        new io.vertx.core.http.HttpClientOptions()
+            .setProtocolVersion(io.vertx.core.http.HttpVersion.HTTP_2)
+            .setHttp2ClearTextUpgrade(false));
+  }
+
   TestMember member(String name) {
     TestMember m = new TestMember(vertx, name).start();
     members.add(m);

@@ -9,9 +9,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 import java.io.ByteArrayOutputStream;
@@ -147,11 +145,7 @@ abstract class FaultMatrixBase extends DataPlaneTestBase {
   void startShared() {
     super.startControlPlane();
     startDataPlane();
-    h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    h2 = h2PriorKnowledge(vertx);
     channel = NettyChannelBuilder.forAddress("127.0.0.1", dp.trafficPort()).usePlaintext().build();
   }
 

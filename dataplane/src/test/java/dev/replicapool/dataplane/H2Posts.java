@@ -3,9 +3,7 @@ package dev.replicapool.dataplane;
 import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -24,11 +22,7 @@ final class H2Posts implements AutoCloseable {
   H2Posts(Vertx vertx, int port) {
     this.vertx = vertx;
     this.port = port;
-    this.client =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    this.client = DataPlaneTestBase.h2PriorKnowledge(vertx);
   }
 
   /** POST {@code path} to {@code host}: its first 10 bytes in one frame, the rest in another. */

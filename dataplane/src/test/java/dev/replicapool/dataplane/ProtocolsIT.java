@@ -7,7 +7,6 @@ import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpVersion;
@@ -61,11 +60,7 @@ class ProtocolsIT extends DataPlaneTestBase {
             .hosts(HOST)
             .appProtocol("kubernetes.io/h2c")
             .members(a.snapshot(1)));
-    HttpClient h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    HttpClient h2 = h2PriorKnowledge(vertx);
     RequestOptions get =
         new RequestOptions()
             .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))

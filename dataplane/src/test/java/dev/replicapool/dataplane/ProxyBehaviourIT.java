@@ -14,7 +14,6 @@ import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
@@ -203,11 +202,7 @@ class ProxyBehaviourIT extends DataPlaneTestBase {
     TestMember k1 = member("k1");
     startDataPlane();
     publish(pool("shop/tracking").hosts("tracking.shop.example").members(k1.snapshot(1)));
-    HttpClient h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    HttpClient h2 = h2PriorKnowledge(vertx);
     OnEventLoop loop = new OnEventLoop(vertx);
     RequestOptions get =
         new RequestOptions()

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 import java.util.ArrayList;
@@ -185,11 +183,7 @@ class RequestPoliciesIT extends DataPlaneTestBase {
     for (String n : List.of("g1", "g2", "g3")) {
       failing.add(new CrashingMember(vertx, n, CrashingMember.Mode.ANSWER_503).start());
     }
-    HttpClient h2 =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false));
+    HttpClient h2 = h2PriorKnowledge(vertx);
     try {
       startDataPlane();
       publish(
