@@ -44,10 +44,10 @@ import java.util.List;
  * <p>This class is the client's side of the stream and carries out what its course decides: its
  * frames, its tries' member streams and its end. How its tries go out (member, the pool's queue,
  * the timer, the end) is its {@link TryLoop}'s, the same one an HTTP/1.x exchange's {@link
- * TryRunner} uses; each try's member side is an {@link H2Try}, what a passed deadline does is
- * {@link H2StreamTimeouts}, what the proxy answers itself {@link H2Answers}. Why it is still over
- * 300 lines: the stream's events from the client, the member, the queue and the timer (some twenty)
- * all end here, each turned into frames for one side or the other.
+ * TryRunner} uses, whose timer hands it each deadline that passes; each try's member side is an
+ * {@link H2Try}, what the proxy answers itself {@link H2Answers}. Why it is still over 300 lines:
+ * the stream's events from the client, the member, the queue and the timer (some twenty) all end
+ * here, each turned into frames for one side or the other.
  *
  * <p>When the stream is logged, its {@link AccessRecord} is its observer (tries, retries, the
  * queue's verdict) and notes here what only the stream knows: bytes, first byte, flags.
@@ -223,7 +223,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
             deadlines,
             new H2TryAccounts(pool, observer),
             observer,
-            new H2StreamTimeouts(this, pool),
             this);
     course = loop.course;
     timer = loop.timer;
@@ -253,21 +252,15 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    * A hedge is due: another member gets the request beside the try still waiting. Only once the
    * whole request is here ({@link Deadlines} waits for it) and kept ({@link Tries#hedgeable}).
    */
-  void hedgeDue() {
+  @Override
+  public void hedgeDue(long now) {
     if (!requestEnded) {
       return; // not due before the request's end (Deadlines), which re-arms the timer
     }
-    long now = fw.clock.getAsLong();
     H2Try h = course.hedgeDue(now, e -> newTry(e, now));
     if (h != null) {
       open(h);
     }
-  }
-
-  /** The member of the try the per-try timeout watches: the current one, else the oldest hedge. */
-  Endpoint member() {
-    H2Try t = course.watched();
-    return t == null ? null : t.member();
   }
 
   @Override
@@ -385,7 +378,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    * The client took none of the answer for the idle timeout: the stream is reset (CANCEL), the
    * tries end as aborted, nothing is counted against the member.
    */
-  void clientStalled() {
+  @Override
+  public void clientStalled() {
     abort("aborted");
     flag(AccessFlag.SI);
     fw.observer.clientStalled(pool.name(), "h2", "answer");
@@ -398,7 +392,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    * for it: 408 (gRPC: its status for it) and the stream reset, or, with an answer under way, only
    * the reset; nothing is counted against the member.
    */
-  void clientSilent() {
+  @Override
+  public void clientSilent() {
     abort("aborted");
     flag(AccessFlag.SI);
     fw.observer.clientStalled(pool.name(), "h2", "request");
@@ -440,29 +435,44 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
   }
 
-  // ---- what the deadlines (H2StreamTimeouts) need -------------------------------------------
+  // ---- what falls due (its TryLoop's timer says) ---------------------------------------------
 
   /**
    * The try the per-try timeout watches (the one in front, else the oldest hedge) had no answer's
-   * head in time ({@code why}): given up as its member's failure, its stream reset; then another
-   * try may still answer, a retry goes out, or the client gets 504 (gRPC: DEADLINE_EXCEEDED).
+   * head in time: given up as its member's failure, its stream reset; then another try may still
+   * answer, a retry goes out, or the client gets 504 (gRPC: DEADLINE_EXCEEDED).
    */
-  void tryTimedOut(String why) {
+  @Override
+  public void tryTimedOut() {
+    H2Try t = course.watched();
+    if (t == null) {
+      return;
+    }
+    long ms = pool.requests().perTryNanos() / 1_000_000L;
+    String why = pool.aboutMember(t.member(), "did not answer within " + ms + " ms");
     loop.failed(504, why);
     long now = fw.clock.getAsLong();
-    switch (course.lost(
-        course.watched(), "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
+    switch (course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // a hedge sent beside it may still answer in time
       case RETRY -> retryNow("timeout");
       case LAST, MID_ANSWER -> timeoutAnswer(why);
     }
   }
 
-  /** Every try is given up: the one in front as its member's failure, the rest with the stream. */
-  void abandonAll(String outcome) {
+  /**
+   * The member went silent mid-exchange for the idle timeout: the try it watches is given up as its
+   * member's failure (the rest end with the stream); an answer under way is reset, else 504.
+   */
+  @Override
+  public void memberSilent() {
     H2Try t = course.watched();
     if (t != null) {
-      course.lost(t, outcome, Tries.Outcome.TRY_TIMEOUT, false, fw.clock.getAsLong());
+      course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, false, fw.clock.getAsLong());
+    }
+    if (answerStarted()) {
+      resetClient(Http2Error.CANCEL);
+    } else {
+      timeoutAnswer("member of pool " + pool.name() + " did not answer in time");
     }
   }
 
@@ -473,7 +483,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
-  void timeoutAnswer(String why) {
+  private void timeoutAnswer(String why) {
     local(null);
     if (grpc) {
       grpcStatus(true, H2Answers.DEADLINE_EXCEEDED, why);
@@ -484,7 +494,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   /** The request timeout (or the call's grpc-timeout) passed: the stream ends now. */
-  void deadlinePassed() {
+  @Override
+  public void requestTimedOut() {
     abort("timeout");
     boolean answering = answerStarted();
     if (log != null) {

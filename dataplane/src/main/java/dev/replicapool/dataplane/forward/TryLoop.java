@@ -7,16 +7,16 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import io.netty.util.concurrent.EventExecutor;
-import java.util.function.Consumer;
 
 /**
  * How the tries of one request go out, the same for an HTTP/1.x exchange ({@link TryRunner}) and an
  * HTTP/2 stream ({@link H2StreamForwarder}): the first waits in the pool's queue behind others
  * ({@link QueueSlot}), each picks its member ({@link Tries}) or waits for a free slot, a request no
  * member is left for gets 503 (none tried) or the last try's failure; one {@link DeadlineTimer}
- * watches its {@link Deadlines}, and its end stops the timer, loses the hedges still out, leaves
- * the queue and counts a retry the budget denied. What a try's end means is its {@link
- * TryCourse}'s; the bytes of a try and the client's answer are the protocol's ({@link Exchange}).
+ * watches its {@link Deadlines} and hands each one that falls due to the exchange, and its end
+ * stops the timer, loses the hedges still out, leaves the queue and counts a retry the budget
+ * denied. What a try's end means is its {@link TryCourse}'s; the bytes of a try and the client's
+ * answer are the protocol's ({@link Exchange}).
  *
  * <p>Event loop only.
  */
@@ -37,6 +37,26 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
 
     /** The queue turned the request away: the proxy answers {@code status} 503 itself. */
     void localAnswer(int status, String message);
+
+    // What its deadlines say is due (Deadlines.Due), one call each.
+
+    /** The request's own timeout (or a gRPC call's shorter deadline) passed: it ends now. */
+    void requestTimedOut();
+
+    /** The try in front, else the oldest hedge, had no answer's head within the per-try timeout. */
+    void tryTimedOut();
+
+    /** The member went silent mid-exchange for the idle timeout. */
+    void memberSilent();
+
+    /** The client took none of the answer for the idle timeout. */
+    void clientStalled();
+
+    /** The client sent none of the rest of its request for the idle timeout. */
+    void clientSilent();
+
+    /** A hedge is due at {@code now}. */
+    void hedgeDue(long now);
   }
 
   final Tries tries;
@@ -63,7 +83,6 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
       Deadlines deadlines,
       TryCourse.Accounts<T> accounts,
       ProxyObserver observer,
-      Consumer<Deadlines.Due> timeouts,
       Exchange<T> exchange) {
     this.fw = fw;
     this.pool = pool;
@@ -73,7 +92,20 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     this.observer = observer;
     this.exchange = exchange;
     this.course = new TryCourse<>(tries, deadlines, pool.router(), accounts);
-    this.timer = new DeadlineTimer(loop, fw.clock, deadlines, timeouts);
+    this.timer = new DeadlineTimer(loop, fw.clock, deadlines, this::due);
+  }
+
+  /** What the timer found due goes to the exchange's side that knows what to do about it. */
+  private void due(Deadlines.Due due) {
+    switch (due) {
+      case REQUEST -> exchange.requestTimedOut();
+      case TRY -> exchange.tryTimedOut();
+      case IDLE -> exchange.memberSilent();
+      case CLIENT_STALLED -> exchange.clientStalled();
+      case CLIENT_SILENT -> exchange.clientSilent();
+      case HEDGE -> exchange.hedgeDue(fw.clock.getAsLong());
+      case NONE -> {}
+    }
   }
 
   /** The first try goes out, or the request queues behind those already waiting. */

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane.forward;
 
+import dev.replicapool.dataplane.accesslog.AccessFlag;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
@@ -55,18 +56,9 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     this.front = front;
     this.request = request;
     this.response = response;
-    TryTimeouts timeouts = new TryTimeouts(exchange, this, fw, pool, front);
     this.loop =
         new TryLoop<>(
-            fw,
-            pool,
-            client.eventLoop(),
-            tries,
-            deadlines,
-            front,
-            front.observer(),
-            timeouts,
-            this);
+            fw, pool, client.eventLoop(), tries, deadlines, front, front.observer(), this);
     this.course = loop.course;
   }
 
@@ -187,8 +179,38 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     }
   }
 
-  /** The try in front, else the oldest hedge, had no answer's head within the per-try timeout. */
-  void tryTimedOut() {
+  // ---- what falls due (its TryLoop's timer says) ---------------------------------------------
+
+  @Override
+  public void requestTimedOut() {
+    long ms = pool.requests().requestNanos() / 1_000_000L;
+    exchange.flag(AccessFlag.DT);
+    exchange.giveUp(
+        "timeout",
+        504,
+        "pool " + pool.name() + " did not answer within its request timeout of " + ms + " ms");
+  }
+
+  @Override
+  public void memberSilent() {
+    Endpoint e = front.member();
+    if (e != null) { // with only hedges out, the per-try timeout covers them
+      exchange.giveUp("timeout", 504, pool.aboutMember(e, "did not answer in time"));
+    }
+  }
+
+  @Override
+  public void clientStalled() {
+    exchange.clientStalled();
+  }
+
+  @Override
+  public void clientSilent() {
+    exchange.clientSilent();
+  }
+
+  @Override
+  public void tryTimedOut() {
     H1Try t = course.watched();
     if (t == null) {
       return;
@@ -240,8 +262,8 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     exchange.ended();
   }
 
-  /** A hedge is due (the timer says). */
-  void hedgeDue(long now) {
+  @Override
+  public void hedgeDue(long now) {
     hedges.send(client.eventLoop(), now);
   }
 
