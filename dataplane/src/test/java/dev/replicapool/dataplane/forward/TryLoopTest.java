@@ -1,0 +1,305 @@
+package dev.replicapool.dataplane.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.wire.PoolSnapshot;
+import dev.replicapool.api.wire.PoolSnapshotBuilder;
+import dev.replicapool.dataplane.config.PoolRuntime;
+import dev.replicapool.dataplane.exchange.TryCourse;
+import dev.replicapool.dataplane.policy.Deadlines;
+import dev.replicapool.dataplane.policy.HedgePolicy;
+import dev.replicapool.dataplane.policy.IdempotentRequests;
+import dev.replicapool.dataplane.policy.LatencyWindow;
+import dev.replicapool.dataplane.policy.RequestPolicy;
+import dev.replicapool.dataplane.policy.RetryBudgetWindow;
+import dev.replicapool.dataplane.policy.RetryPolicy;
+import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.proxy.ProxyObserver;
+import dev.replicapool.dataplane.proxy.ProxySettings;
+import dev.replicapool.dataplane.routing.Endpoint;
+import dev.replicapool.dataplane.routing.TestRouters;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.MockTicker;
+import io.netty.util.concurrent.Ticker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How one request's tries go out, event by event, for a fake exchange (what either protocol's side
+ * is told), a real pool router, {@link Tries}, {@link Deadlines} and {@link TryCourse}, and the
+ * timer on an embedded event loop whose time the test moves with the data plane's clock.
+ */
+class TryLoopTest {
+  static final long MS = 1_000_000L;
+
+  final MockTicker ticker = Ticker.newMockTicker();
+  final EmbeddedChannel channel = EmbeddedChannel.builder().ticker(ticker).build();
+  final LongSupplier clock = ticker::nanoTime;
+
+  /** What the exchange's side was told, in order. */
+  final List<String> told = new ArrayList<>();
+
+  /** What the metrics were told, in order. */
+  final List<String> counted = new ArrayList<>();
+
+  final ProxyObserver observer =
+      new ProxyObserver() {
+        @Override
+        public void retry(String pool, String reason) {
+          counted.add("retry " + reason);
+        }
+
+        @Override
+        public void budgetExhausted(String pool) {
+          counted.add("budget exhausted");
+        }
+      };
+
+  record FakeTry(Endpoint member, long sentAt) implements TryCourse.Attempt {}
+
+  /** The request under test: the fake exchange does to it what a protocol's side would. */
+  TryLoop<FakeTry> current;
+
+  final TryLoop.Exchange<FakeTry> exchange =
+      new TryLoop.Exchange<>() {
+        @Override
+        public FakeTry newTry(Endpoint e, long now) {
+          return new FakeTry(e, now);
+        }
+
+        @Override
+        public void open(FakeTry t) {
+          told.add("open " + t.member().host());
+        }
+
+        @Override
+        public void noMember(int status, String message) {
+          told.add("noMember " + status + " " + message);
+        }
+
+        @Override
+        public void localAnswer(int status, String message) {
+          told.add("localAnswer " + status + " " + message);
+        }
+
+        @Override
+        public void requestTimedOut() {
+          told.add("requestTimedOut");
+          current.finish(); // the request ends
+        }
+
+        @Override
+        public void tryTimedOut() {
+          TryCourse.AfterLoss after =
+              current.course.lost(
+                  current.course.watched(),
+                  "timeout",
+                  Tries.Outcome.TRY_TIMEOUT,
+                  true,
+                  clock.getAsLong());
+          told.add("tryTimedOut: " + after);
+          switch (after) {
+            case RETRY -> current.retry("timeout");
+            case LAST, MID_ANSWER -> current.finish(); // the client gets its 504, the request ends
+            case NOT_OUT, OTHER_TRY_OUT -> {}
+          }
+        }
+
+        @Override
+        public void memberSilent() {
+          told.add("memberSilent");
+        }
+
+        @Override
+        public void clientStalled() {
+          told.add("clientStalled");
+        }
+
+        @Override
+        public void clientSilent() {
+          told.add("clientSilent");
+        }
+
+        @Override
+        public void hedgeDue(long now) {
+          FakeTry h = current.course.hedgeDue(now, e -> new FakeTry(e, now));
+          told.add("hedgeDue: " + (h == null ? "none" : h.member().host()));
+        }
+      };
+
+  @AfterEach
+  void close() {
+    channel.finishAndReleaseAll();
+  }
+
+  /**
+   * A request of pool "a/p" with {@code members}, the given timeouts and retry budget (and 10
+   * retries a second whatever the percentage, unless it is 0).
+   */
+  TryLoop<FakeTry> loop(int members, long requestMs, long perTryMs, int budgetPercent) {
+    return loop(members, requestMs, perTryMs, budgetPercent, null);
+  }
+
+  TryLoop<FakeTry> loop(
+      int members, long requestMs, long perTryMs, int budgetPercent, HedgePolicy hedging) {
+    RequestPolicy rp =
+        new RequestPolicy(
+            requestMs * MS,
+            perTryMs * MS,
+            0,
+            hedging,
+            new RetryBudgetWindow(budgetPercent, budgetPercent == 0 ? 0 : 10, clock),
+            new LatencyWindow(clock),
+            0,
+            null,
+            IdempotentRequests.DEFAULT);
+    RetryPolicy retry = new RetryPolicy(2, false);
+    PoolSnapshot snapshot =
+        PoolSnapshotBuilder.builder()
+            .pool("a/p")
+            .version(1)
+            .policy(RoutingPolicy.RoundRobin)
+            .hosts(List.of("p.example"))
+            .members(List.of())
+            .build();
+    PoolRuntime pool =
+        new PoolRuntime(
+            snapshot,
+            TestRouters.roundRobin(members, clock),
+            List.of("p.example"),
+            null,
+            null,
+            retry,
+            null,
+            rp);
+    Forwarding fw =
+        new Forwarding(
+            ProxySettings.defaults(), () -> null, observer, clock, "test", null, null, null);
+    long now = clock.getAsLong();
+    Tries tries = new Tries(retry, rp, true, true);
+    Deadlines deadlines = new Deadlines(now, rp.requestNanos(), rp.perTryNanos(), 0);
+    TryCourse.Accounts<FakeTry> accounts =
+        new TryCourse.Accounts<>() {
+          @Override
+          public void hedge(String outcome) {}
+
+          @Override
+          public void ended(FakeTry t, TryCourse.End end, boolean inFront, String label, long at) {
+            told.add("ended " + t.member().host() + " " + end);
+          }
+        };
+    current =
+        new TryLoop<>(
+            fw, pool, channel.eventLoop(), tries, deadlines, accounts, observer, exchange);
+    return current;
+  }
+
+  /** Moves the clock and the event loop's time on, and runs what fell due. */
+  void advanceMillis(long ms) {
+    ticker.advance(ms, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+  }
+
+  @Test
+  void theFirstTryGoesToAMemberAndItsPerTryTimeoutIsWatchedFromThen() {
+    TryLoop<FakeTry> loop = loop(3, 0, 100, 20);
+    loop.start();
+    assertThat(told).containsExactly("open 10.0.0.1");
+    assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.TRYING);
+    advanceMillis(99);
+    assertThat(told).containsExactly("open 10.0.0.1");
+    advanceMillis(1);
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1", "ended 10.0.0.1 FAILED", "tryTimedOut: RETRY", "open 10.0.0.2");
+    assertThat(counted).containsExactly("retry timeout");
+    advanceMillis(100); // the retry's own per-try timeout, from when it went out
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1",
+            "ended 10.0.0.1 FAILED",
+            "tryTimedOut: RETRY",
+            "open 10.0.0.2",
+            "ended 10.0.0.2 FAILED",
+            "tryTimedOut: RETRY",
+            "open 10.0.0.3");
+    advanceMillis(100); // the last member's: no member is left untried
+    assertThat(told).hasSize(9).endsWith("ended 10.0.0.3 FAILED", "tryTimedOut: LAST");
+    assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
+  }
+
+  @Test
+  void aPoolWithNoRoutableMemberIsAnswered503NamingThePool() {
+    TryLoop<FakeTry> loop = loop(0, 0, 100, 20);
+    loop.start();
+    assertThat(told).containsExactly("noMember 503 no routable member in pool a/p");
+  }
+
+  @Test
+  void whenNoMemberIsLeftTheClientGetsTheLastTrysFailureNotA503() {
+    TryLoop<FakeTry> loop = loop(1, 0, 100, 20);
+    loop.start();
+    loop.failed(504, "member 10.0.0.1:8080 of pool a/p did not answer within 100 ms");
+    loop.retry("timeout");
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1",
+            "noMember 504 member 10.0.0.1:8080 of pool a/p did not answer within 100 ms");
+    assertThat(counted).containsExactly("retry timeout");
+  }
+
+  @Test
+  void aRetryGoesToAMemberNotTriedYet() {
+    TryLoop<FakeTry> loop = loop(2, 0, 100, 20);
+    loop.start();
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p is unreachable");
+    loop.retry("connect_failure");
+    assertThat(told).containsExactly("open 10.0.0.1", "open 10.0.0.2");
+  }
+
+  @Test
+  void theRequestTimeoutEndsTheRequestBeforeALongerPerTryTimeout() {
+    TryLoop<FakeTry> loop = loop(3, 300, 1_000, 20);
+    loop.start();
+    advanceMillis(299);
+    assertThat(told).containsExactly("open 10.0.0.1");
+    advanceMillis(1);
+    assertThat(told).containsExactly("open 10.0.0.1", "requestTimedOut");
+    advanceMillis(1_000);
+    assertThat(told).as("no deadline after the end").hasSize(2);
+  }
+
+  @Test
+  void aDueHedgeIsHandedToTheExchange() {
+    TryLoop<FakeTry> loop = loop(3, 0, 1_000, 20, new HedgePolicy(20 * MS, 0, 20 * MS, 1));
+    loop.deadlines.hedging(1, 20 * MS); // as the exchange sets it for a request it may hedge
+    loop.start();
+    advanceMillis(20);
+    assertThat(told).containsExactly("open 10.0.0.1", "hedgeDue: 10.0.0.2");
+  }
+
+  @Test
+  void theEndStopsTheTimerEndsTheTriesOutAndCountsARetryTheBudgetDenied() {
+    TryLoop<FakeTry> loop = loop(3, 0, 100, 0); // a budget of 0 %: no retry is paid for
+    loop.start();
+    assertThat(loop.tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)).isFalse();
+    loop.finish();
+    assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
+    assertThat(counted).containsExactly("budget exhausted");
+    advanceMillis(1_000);
+    assertThat(told).as("no deadline after the end").containsExactly("open 10.0.0.1");
+  }
+
+  @Test
+  void anEndWithoutADeniedRetryCountsNothing() {
+    TryLoop<FakeTry> loop = loop(3, 0, 100, 20);
+    loop.start();
+    loop.finish();
+    assertThat(counted).isEmpty();
+  }
+}
