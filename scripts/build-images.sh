@@ -84,7 +84,8 @@ docker_build() {
   for m in "${modules[@]}"; do
     image="replicapool/$m:$tag"
     echo "==> $docker build -t $image $m/"
-    "$docker" build --build-arg "BASE=$base" -t "$image" "$m/"
+    # --network=none: a RUN step (the data plane's training run) talks to loopback only.
+    "$docker" build --network=none --build-arg "BASE=$base" -t "$image" "$m/"
   done
   if [ -n "$kind_cluster" ]; then
     for m in "${modules[@]}"; do
@@ -184,7 +185,8 @@ oci_build() {
   flock 9
   oci_base
   for m in "${modules[@]}"; do
-    oci_image "docker.io/replicapool/$m:$tag" "$m/" "$m/Dockerfile" "$m" --build-arg "BASE=$base"
+    oci_image "docker.io/replicapool/$m:$tag" "$m/" "$m/Dockerfile" "$m" --build-arg "BASE=$base" \
+      --network=none # a RUN step (the data plane's training run) talks to loopback only
   done
   mkdir -p "$pause_context"
   gcc -static -Os -s -Wall -Wextra -o "$pause_context/pause" images/pause/pause.c

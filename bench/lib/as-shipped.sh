@@ -57,6 +57,27 @@ PY
 }
 SHIPPED_FLAGS=$(image_flags "$ROOT/dataplane/Dockerfile" "$ROOT/manifests/dataplane.yaml")
 
+# The image's class-data archive (/app/app.jsa), written here as its build writes it: by the
+# training run, with the jar copy's class path (an archive only maps for the class path it was
+# written with), by this machine's JVM.
+if [[ " $SHIPPED_FLAGS " == *" -XX:SharedArchiveFile=/app/app.jsa "* ]]; then
+  DP_CDS="$(dirname "$DP_JAR")/app.jsa"
+  if [ ! -s "$DP_CDS" ]; then
+    log "writing the data plane's class-data archive as its image build does"
+    # The Dockerfile's own RUN line, its paths made the copies'.
+    training=$(python3 - "$ROOT/dataplane/Dockerfile" "$DP_CDS" "$DP_JAR" <<'PY'
+import sys
+text = open(sys.argv[1]).read().replace("\\\n", " ")
+run = next(l for l in text.splitlines() if l.startswith("RUN java ") and "ArchiveClassesAtExit" in l)
+print(run[len("RUN "):].replace("/app/app.jsa", sys.argv[2]).replace("/app/app.jar", sys.argv[3]))
+PY
+)
+    # shellcheck disable=SC2086 # the command line is words
+    $training >"$OUT/dataplane-training.log" 2>&1 || { tail -5 "$OUT/dataplane-training.log" >&2; exit 1; }
+  fi
+  SHIPPED_FLAGS=${SHIPPED_FLAGS//-XX:SharedArchiveFile=\/app\/app.jsa/-XX:SharedArchiveFile=$DP_CDS}
+fi
+
 # local_run_start: the local run, in $OUT (its state directory .local goes there); it finds the CRD
 # and the example pools from its working directory upwards, which $OUT need not be inside.
 local_run_start() {

@@ -98,15 +98,16 @@ class ImagesTest {
   void dockerAndOciBuildTheSameDockerfilesOnTheSameRelease() throws IOException {
     String script = Files.readString(SCRIPT);
     assertThat(script)
-        .as("Docker: the base, then each module on it")
+        .as("Docker: the base, then each module on it, its RUN steps on loopback only")
         .contains("\"$docker\" build -t \"$base\" images/base/")
-        .contains("\"$docker\" build --build-arg \"BASE=$base\" -t \"$image\" \"$m/\"")
-        .as("--oci: the same base Dockerfile on an mmdebstrap root, then each module on it")
+        .contains(
+            "\"$docker\" build --network=none --build-arg \"BASE=$base\" -t \"$image\" \"$m/\"")
+        .as("--oci: the same base Dockerfile on an mmdebstrap root, then each module likewise")
         .containsPattern(
             "buildah bud [^\\n]*--build-arg \"DEBIAN_ROOT=\\$root\"[\\s\\\\]*-t \"\\$base\" images/base/")
         .contains(
             "oci_image \"docker.io/replicapool/$m:$tag\" \"$m/\" \"$m/Dockerfile\" \"$m\""
-                + " --build-arg \"BASE=$base\"")
+                + " --build-arg \"BASE=$base\" \\\n      --network=none")
         .contains("mmdebstrap --mode=root --variant=minbase");
 
     String base = Files.readString(BASE_DOCKERFILE);
@@ -180,6 +181,15 @@ class ImagesTest {
     assertThat(image.exposedPorts()).as(stale).isEqualTo(dockerfile.exposedPorts());
     assertThat(image.path()).contains("/usr/bin");
     assertThat(image.files()).contains("usr/bin/java", "app/app.jar");
+    // A class-data archive the entrypoint names was written at build time (a missing one would
+    // only cost start-up time, silently).
+    dockerfile.entrypoint().stream()
+        .filter(a -> a.startsWith("-XX:SharedArchiveFile=/"))
+        .forEach(
+            a ->
+                assertThat(image.files())
+                    .as(stale)
+                    .contains(a.substring("-XX:SharedArchiveFile=/".length())));
     assertThat(image.classPath())
         .isNotEmpty()
         .allMatch(e -> image.files().contains("app/" + e), "is a file under /app in the image");
