@@ -4,6 +4,7 @@ import static dev.replicapool.dataplane.SnapshotBuilder.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.replicapool.testing.OnEventLoop;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.RequestOptions;
@@ -156,10 +157,7 @@ class RequestPoliciesIT extends DataPlaneTestBase {
     }
     startDataPlane();
     publish(
-        pool("shop/policies")
-            .hosts(HOST)
-            .retryOn5xx()
-            .retryBudget(20, 1)
+        storm("shop/policies", HOST)
             .members(
                 failing.get(0).snapshot(1),
                 failing.get(1).snapshot(1),
@@ -171,6 +169,11 @@ class RequestPoliciesIT extends DataPlaneTestBase {
     assertThat((double) tries / requests).isBetween(1.1, 1.2);
     assertThat(metric("replicapool_retry_budget_exhausted_total", "pool=\"shop/policies\""))
         .isGreaterThan(500);
+  }
+
+  /** A pool that retries a 5xx where it may, with a budget of 20 % (at least 1 a second). */
+  static SnapshotBuilder storm(String pool, String host) {
+    return pool(pool).hosts(host).retryOn5xx().retryBudget(20, 1);
   }
 
   /**
@@ -187,11 +190,8 @@ class RequestPoliciesIT extends DataPlaneTestBase {
     try {
       startDataPlane();
       publish(
-          pool("shop/h2policies")
-              .hosts("h2policies.shop.example")
+          storm("shop/h2policies", "h2policies.shop.example")
               .appProtocol("kubernetes.io/h2c")
-              .retryOn5xx()
-              .retryBudget(20, 1)
               .members(
                   failing.get(0).snapshot(1),
                   failing.get(1).snapshot(1),
@@ -205,7 +205,10 @@ class RequestPoliciesIT extends DataPlaneTestBase {
       int requests = 1_000;
       for (int i = 0; i < requests; i++) {
         int status =
-            h2.request(o).compose(r -> r.send()).map(HttpClientResponse::statusCode).await();
+            new OnEventLoop(vertx)
+                .call(
+                    () -> h2.request(o).compose(r -> r.send()).map(HttpClientResponse::statusCode))
+                .await();
         assertThat(status).isEqualTo(503);
       }
       int tries = failing.stream().mapToInt(m -> m.seen.size()).sum();
