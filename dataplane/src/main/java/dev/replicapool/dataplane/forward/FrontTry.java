@@ -5,7 +5,6 @@ import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.tracing.RequestTrace;
 
 /**
  * The try in front of one HTTP/1.x exchange (the one whose answer the client is to get): which
@@ -20,24 +19,19 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
 
   private final Forwarding fw;
   private final PoolRuntime pool;
-  private final ProxyObserver observer;
-
-  /** The request's trace, null when it has none. */
-  private final RequestTrace trace;
+  private final RequestRecord record;
 
   private Endpoint member;
   private long since;
   private Endpoint last;
 
   /**
-   * @param observer the request's observer: its trace, its access-log record, then the metrics
-   * @param trace the request's trace, null when it has none
+   * @param record what is written down about the request: its observer, its trace
    */
-  FrontTry(Forwarding fw, PoolRuntime pool, ProxyObserver observer, RequestTrace trace) {
+  FrontTry(Forwarding fw, PoolRuntime pool, RequestRecord record) {
     this.fw = fw;
     this.pool = pool;
-    this.observer = observer;
-    this.trace = trace;
+    this.record = record;
   }
 
   /**
@@ -45,7 +39,7 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
    * when the request has no trace.
    */
   String traceparent(Endpoint e, long sentAt) {
-    return trace == null ? null : trace.traceparentFor(e, sentAt);
+    return record.traceparentFor(e, sentAt);
   }
 
   /** The traceparent of the try in front, whose head goes out now; null without a trace. */
@@ -55,7 +49,7 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
 
   /** Where the request's events go: its access-log record, when logged, then the metrics. */
   ProxyObserver observer() {
-    return observer;
+    return record.observer();
   }
 
   /** The member of the try in front; null while none is (waiting in the queue, only hedges). */
@@ -97,8 +91,8 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
     } else {
       pool.router().success(member, nanos);
     }
-    observer.answered(member, status);
-    observer.attempt(pool.name(), member, STATUS_CLASS[status / 100], nanos);
+    record.observer().answered(member, status);
+    record.observer().attempt(pool.name(), member, STATUS_CLASS[status / 100], nanos);
   }
 
   /** The try in front failed: ended and counted against its member, which it returns. */
@@ -106,7 +100,7 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
     long nanos = end();
     Endpoint e = last;
     pool.router().failure(e, nanos);
-    observer.attempt(pool.name(), e, outcome, nanos);
+    record.observer().attempt(pool.name(), e, outcome, nanos);
     return e;
   }
 
@@ -115,7 +109,7 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
     Endpoint e = member;
     long nanos = end();
     if (e != null) {
-      observer.attempt(pool.name(), e, "aborted", nanos);
+      record.observer().attempt(pool.name(), e, "aborted", nanos);
     }
   }
 
@@ -130,12 +124,12 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
     // Its time so far is a sample too: without it the window would only see the answers that
     // came first, its percentile would sink and ever more requests would be hedged.
     pool.requests().latencies().record(nanos);
-    observer.attempt(pool.name(), slow, "cancelled", nanos);
+    record.observer().attempt(pool.name(), slow, "cancelled", nanos);
   }
 
   @Override
   public void hedge(String outcome) {
-    observer.hedge(pool.name(), outcome);
+    record.observer().hedge(pool.name(), outcome);
   }
 
   /**
@@ -158,6 +152,6 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
     if (end == TryCourse.End.FAILED) {
       pool.router().failure(t.member(), nanos);
     }
-    observer.attempt(pool.name(), t.member(), label, nanos);
+    record.observer().attempt(pool.name(), t.member(), label, nanos);
   }
 }

@@ -1,13 +1,11 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.accesslog.AccessFlag;
-import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
-import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.tracing.RequestTrace;
@@ -49,8 +47,8 @@ import java.util.List;
  * the stream's events from the client, the member, the queue and the timer (some twenty) all end
  * here, each turned into frames for one side or the other.
  *
- * <p>When the stream is logged, its {@link AccessRecord} is its observer (tries, retries, the
- * queue's verdict) and notes here what only the stream knows: bytes, first byte, flags.
+ * <p>What is written down about the stream (metrics, access-log line, trace) is its {@link
+ * RequestRecord}'s, the same as for an HTTP/1.x exchange.
  */
 final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     implements TryLoop.Exchange<H2Try>, H2Try.Owner {
@@ -64,12 +62,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private final H2RequestBody body = new H2RequestBody();
 
   /**
-   * Its tries out: the one in front (whose frames the request body goes to, and whose answer the
-   * client gets) and the hedges beside it. Null until the request's head is read.
+   * How its tries go out (member, queue, timer, end), as for HTTP/1.x; its course holds the tries
+   * out: the one in front (whose frames the request body goes to, and whose answer the client gets)
+   * and the hedges beside it. Null until the request's head is read.
    */
-  private TryCourse<H2Try> course;
-
-  /** How its tries go out (member, queue, timer, end), as for HTTP/1.x. Null until the head. */
   private TryLoop<H2Try> loop;
 
   private Tries tries;
@@ -77,23 +73,16 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private int status;
   private boolean done;
   private Deadlines deadlines;
-  private DeadlineTimer timer;
   private String setCookie;
 
-  /** Its access-log record; null when the stream is not logged. */
-  private AccessRecord log;
-
-  private ProxyObserver observer;
-
-  /** Its trace; null when tracing is off. */
-  private RequestTrace trace;
+  /** What is written down about it; null until the request's head is read. */
+  private RequestRecord record;
 
   H2StreamForwarder(Forwarding fw, PoolRuntime pool, boolean tls) {
     this.fw = fw;
     this.pool = pool;
     this.tls = tls;
     this.start = fw.clock.getAsLong();
-    this.observer = fw.observer;
   }
 
   @Override
@@ -120,8 +109,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return;
     }
     Http2StreamFrame f = H2Frames.copy((Http2StreamFrame) msg);
-    if (log != null && f instanceof Http2DataFrame d) {
-      log.bytesIn(d.content().readableBytes());
+    if (f instanceof Http2DataFrame d) {
+      record.bytesIn(d.content().readableBytes());
     }
     boolean ends = H2Frames.endsStream(f);
     if (ends) {
@@ -136,13 +125,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       writeBody(upstream);
     }
     if (ends) {
-      timer.arm(); // a hedge that waited for the whole request may be due now
+      loop.timer.arm(); // a hedge that waited for the whole request may be due now
     }
   }
 
   /** The member stream of the try in front, null when none is open. */
   private Http2StreamChannel upstream() {
-    H2Try t = course == null ? null : course.front();
+    H2Try t = loop == null ? null : loop.course.front();
     return t == null ? null : t.stream();
   }
 
@@ -158,39 +147,27 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     requestEnded = h.isEndStream();
     grpc = H2RequestHeaders.grpc(in);
     String client = H2RequestHeaders.clientAddress(ctx.channel());
-    log = fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, start);
-    if (log != null) {
-      observer = log;
-      log.request(
-              client,
-              grpc ? "gRPC" : "HTTP/2",
-              str(in.method()),
-              str(in.authority()),
-              str(in.path()))
-          .traceparent(in.get("traceparent"));
-    }
-    if (fw.tracing != null) {
-      trace =
-          new RequestTrace(
-              fw.tracing,
-              observer,
-              fw.clock,
-              start,
-              new RequestTrace.Incoming(
-                  in.get("traceparent"),
-                  in.get("tracestate"),
-                  str(in.method()),
-                  tls ? "https" : "http",
-                  str(in.path()),
-                  str(in.authority())));
-      observer = trace;
-      if (log != null) {
-        log.traceId(trace.traceId());
-      }
-    }
+    RequestTrace.Incoming traced =
+        fw.tracing == null
+            ? null
+            : new RequestTrace.Incoming(
+                in.get("traceparent"),
+                in.get("tracestate"),
+                str(in.method()),
+                tls ? "https" : "http",
+                str(in.path()),
+                str(in.authority()));
+    record = RequestRecord.begin(fw, pool, start, traced);
+    record.request(
+        client,
+        grpc ? "gRPC" : "HTTP/2",
+        str(in.method()),
+        str(in.authority()),
+        str(in.path()),
+        in.get("traceparent"));
     CharSequence via = in.get("via");
     if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
-      local(AccessFlag.LP);
+      record.local(AccessFlag.LP);
       localAnswer(
           508,
           "request loop: this request already passed this data plane (Via " + fw.viaName + ")");
@@ -221,11 +198,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
             ctx.executor(),
             tries,
             deadlines,
-            new H2TryAccounts(pool, observer),
-            observer,
+            new H2TryAccounts(pool, record.observer()),
+            record.observer(),
             this);
-    course = loop.course;
-    timer = loop.timer;
     loop.start();
   }
 
@@ -233,7 +208,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public H2Try newTry(Endpoint e, long now) {
-    return new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now, observer, log);
+    return new H2Try(this, fw, pool, deadlines, ctx, setCookie, e, now, record);
   }
 
   @Override
@@ -257,7 +232,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (!requestEnded) {
       return; // not due before the request's end (Deadlines), which re-arms the timer
     }
-    H2Try h = course.hedgeDue(now, e -> newTry(e, now));
+    H2Try h = loop.course.hedgeDue(now, e -> newTry(e, now));
     if (h != null) {
       open(h);
     }
@@ -265,18 +240,19 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public boolean carries(H2Try t) {
-    return !done && course.carries(t);
+    return !done && loop.course.carries(t);
   }
 
   @Override
   public void streamOpened(H2Try t) {
     Http2StreamChannel stream = t.stream();
     Http2Headers headers = requestHeaders;
-    if (trace != null) { // this try's own span is the member's parent
+    String traceparent = record.traceparentFor(t.member(), t.sentAt());
+    if (traceparent != null) { // this try's own span is the member's parent
       headers = new DefaultHttp2Headers(false).add(requestHeaders);
-      headers.set("traceparent", trace.traceparentFor(t.member(), t.sentAt()));
+      headers.set("traceparent", traceparent);
     }
-    if (t == course.front()) {
+    if (t == loop.course.front()) {
       stream.write(new DefaultHttp2HeadersFrame(headers, requestEnded && body.nothingPending()));
       writeBody(stream);
     } else { // a hedge: the request is whole, kept, and sent as it is
@@ -291,7 +267,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   public void tryFailed(H2Try t, String why, String label, Tries.Outcome outcome) {
     loop.failed(502, why);
     String retryLabel = outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label;
-    switch (course.lost(t, label, outcome, body.replayable(), fw.clock.getAsLong())) {
+    switch (loop.course.lost(t, label, outcome, body.replayable(), fw.clock.getAsLong())) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
       case RETRY -> retryNow(retryLabel);
       case LAST -> localAnswer(502, why); // gRPC: UNAVAILABLE with the reason
@@ -307,7 +283,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
     // The answer's head went out, its trailers did not: a gRPC client reads these trailers as
     // the call's status, where a reset would read as INTERNAL.
-    flag(AccessFlag.UC);
+    record.flag(AccessFlag.UC);
     grpcStatus(false, H2Answers.UNAVAILABLE, why);
     endAttempt();
     finish(502);
@@ -315,12 +291,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public boolean answerStarted() {
-    return course != null && course.phase() == TryCourse.Phase.ANSWERING;
+    return loop != null && loop.course.phase() == TryCourse.Phase.ANSWERING;
   }
 
   @Override
   public boolean answerReplaced(H2Try t, int status) {
-    if (!course.answerReplaced(t, status, body.replayable(), fw.clock.getAsLong())) {
+    if (!loop.course.answerReplaced(t, status, body.replayable(), fw.clock.getAsLong())) {
       return false;
     }
     loop.failed(502, pool.aboutMember(t.member(), "answered " + status));
@@ -331,13 +307,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   @Override
   public int answerStarts(H2Try t, Http2Headers head) {
     long now = fw.clock.getAsLong();
-    if (t != course.front()) {
+    if (t != loop.course.front()) {
       body.dropPending(); // a hedge answered first: it was sent the whole request
     }
-    course.answered(t, now); // every other try loses
-    if (log != null) {
-      log.firstByte(now);
-    }
+    loop.course.answered(t, now); // every other try loses
+    record.firstByte(now);
     pool.requests().latencies().record(now - t.sentAt());
     CharSequence s = head.status();
     status = s == null ? 502 : Integer.parseInt(s.toString());
@@ -361,7 +335,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (upstream != null) {
       upstream.config().setAutoRead(writable);
     }
-    if (done || deadlines == null) {
+    if (done || loop == null) {
       return;
     }
     // While the member is not read, its silence is the client's (a zero window, a slow reader).
@@ -370,7 +344,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       deadlines.clientUnblocked(now);
     } else {
       deadlines.clientBlocked(now);
-      timer.arm();
+      loop.timer.arm();
     }
   }
 
@@ -381,7 +355,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   @Override
   public void clientStalled() {
     abort("aborted");
-    flag(AccessFlag.SI);
+    record.flag(AccessFlag.SI);
     fw.observer.clientStalled(pool.name(), "h2", "answer");
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     finish(status == 0 ? 499 : status);
@@ -395,7 +369,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   @Override
   public void clientSilent() {
     abort("aborted");
-    flag(AccessFlag.SI);
+    record.flag(AccessFlag.SI);
     fw.observer.clientStalled(pool.name(), "h2", "request");
     if (!answerStarted()) {
       long ms = pool.requests().idleNanos() / 1_000_000L;
@@ -428,10 +402,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    * hedges still out end with the stream ({@link #finish}).
    */
   private void abort(String outcome) {
-    H2Try t = course == null ? null : course.endFront();
+    H2Try t = loop == null ? null : loop.course.endFront();
     if (t != null) {
       t.cancel();
-      observer.attempt(pool.name(), t.member(), outcome, t.end());
+      record.observer().attempt(pool.name(), t.member(), outcome, t.end());
     }
   }
 
@@ -444,7 +418,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    */
   @Override
   public void tryTimedOut() {
-    H2Try t = course.watched();
+    H2Try t = loop.course.watched();
     if (t == null) {
       return;
     }
@@ -452,7 +426,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     String why = pool.aboutMember(t.member(), "did not answer within " + ms + " ms");
     loop.failed(504, why);
     long now = fw.clock.getAsLong();
-    switch (course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
+    switch (loop.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // a hedge sent beside it may still answer in time
       case RETRY -> retryNow("timeout");
       case LAST, MID_ANSWER -> timeoutAnswer(why);
@@ -465,9 +439,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    */
   @Override
   public void memberSilent() {
-    H2Try t = course.watched();
+    H2Try t = loop.course.watched();
     if (t != null) {
-      course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, false, fw.clock.getAsLong());
+      loop.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, false, fw.clock.getAsLong());
     }
     if (answerStarted()) {
       resetClient(Http2Error.CANCEL);
@@ -484,7 +458,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
   private void timeoutAnswer(String why) {
-    local(null);
+    record.local(null);
     if (grpc) {
       grpcStatus(true, H2Answers.DEADLINE_EXCEEDED, why);
       finish(504);
@@ -498,11 +472,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   public void requestTimedOut() {
     abort("timeout");
     boolean answering = answerStarted();
-    if (log != null) {
-      log.flag(AccessFlag.DT);
-      if (!answering) {
-        log.local(null);
-      }
+    record.flag(AccessFlag.DT);
+    if (!answering) {
+      record.local(null);
     }
     if (grpc) {
       grpcStatus(!answering, H2Answers.DEADLINE_EXCEEDED, "deadline exceeded at the proxy");
@@ -528,7 +500,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void resetClient(Http2Error error) {
-    flag(AccessFlag.UC);
+    record.flag(AccessFlag.UC);
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(error));
     endAttempt();
     finish(status == 0 ? 502 : status);
@@ -536,18 +508,15 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void localAnswer(int code, String message) {
-    local(null);
+    record.local(null);
     endAttempt();
-    String sent = H2Answers.local(ctx, grpc, code, message, pool.name());
-    if (log != null) {
-      log.grpcStatus(sent);
-    }
+    record.grpcStatus(H2Answers.local(ctx, grpc, code, message, pool.name()));
     finish(code);
   }
 
   /** Ends the current try, if any: returns how long it took. */
   private long endAttempt() {
-    H2Try t = course == null ? null : course.endFront();
+    H2Try t = loop == null ? null : loop.course.endFront();
     return t == null ? 0 : t.end();
   }
 
@@ -560,10 +529,8 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       loop.finish(); // the timer stops, hedges still out lose, the queue is left
     }
     body.release();
-    long now = fw.clock.getAsLong();
-    observer.response(pool.name(), code, now - start);
-    if (log != null) {
-      fw.accessLog.end(log, code, now);
+    if (record != null) {
+      record.end(code, fw.clock.getAsLong());
     }
   }
 
@@ -573,23 +540,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   /** Ends the call with the proxy's own gRPC {@code status}, noted on the access-log line. */
   private void grpcStatus(boolean head, String status, String why) {
-    if (log != null) {
-      log.grpcStatus(status);
-    }
+    record.grpcStatus(status);
     H2Answers.grpcStatus(ctx, head, status, why);
-  }
-
-  /** Notes {@code f} on the access-log line, if the request is logged. */
-  private void flag(AccessFlag f) {
-    if (log != null) {
-      log.flag(f);
-    }
-  }
-
-  /** The proxy answers itself ({@code why}, or null when the tries tell): noted, if logged. */
-  private void local(AccessFlag why) {
-    if (log != null) {
-      log.local(why);
-    }
   }
 }

@@ -2,12 +2,10 @@ package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.controlplane.load.LoadReport;
 import dev.replicapool.controlplane.load.LoadReports;
-import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.Tries;
-import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H2MemberConnections;
 import io.netty.channel.ChannelHandlerContext;
@@ -81,8 +79,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private final String setCookie;
   private final Endpoint member;
   private final long start;
-  private final ProxyObserver observer;
-  private final AccessRecord log;
+  private final RequestRecord record;
   private Http2StreamChannel stream;
   private boolean counted;
   private boolean unprocessed;
@@ -90,8 +87,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
   /**
    * @param client the client stream's context, where the member's frames go
    * @param setCookie the proxy's own Set-Cookie for a final answer, or null
-   * @param observer the stream's observer (its access-log record, or the metrics)
-   * @param log the stream's access-log record, null when it is not logged
+   * @param record what is written down about the stream (its observer, its access-log line)
    */
   H2Try(
       Owner owner,
@@ -102,10 +98,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
       String setCookie,
       Endpoint member,
       long start,
-      ProxyObserver observer,
-      AccessRecord log) {
-    this.observer = observer;
-    this.log = log;
+      RequestRecord record) {
+    this.record = record;
     this.owner = owner;
     this.fw = fw;
     this.pool = pool;
@@ -162,9 +156,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (msg instanceof Http2HeadersFrame h) {
       headers(h);
     } else if (msg instanceof Http2DataFrame d) {
-      if (log != null) {
-        log.bytesOut(d.content().readableBytes());
-      }
+      record.bytesOut(d.content().readableBytes());
       client.write(H2Frames.copy(d));
       if (d.isEndStream()) {
         owner.ended();
@@ -226,8 +218,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (setCookie != null && answered != null && answered.charAt(0) != '1') {
       head.add("set-cookie", setCookie);
     }
-    if (h.isEndStream() && log != null) {
-      log.grpcStatus(head.get("grpc-status"));
+    if (h.isEndStream()) {
+      record.grpcStatus(head.get("grpc-status"));
     }
     client.write(new DefaultHttp2HeadersFrame(head, h.isEndStream()));
     if (h.isEndStream()) {
@@ -317,8 +309,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
     } else {
       pool.router().success(member, nanos);
     }
-    observer.answered(member, status);
-    observer.attempt(pool.name(), member, failed ? "5xx" : (status / 100) + "xx", nanos);
+    record.observer().answered(member, status);
+    record.observer().attempt(pool.name(), member, failed ? "5xx" : (status / 100) + "xx", nanos);
   }
 
   /** Counts the try as the member's failure ({@code outcome}: reset, timeout), once. */
@@ -327,7 +319,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
       counted = true;
       long nanos = fw.clock.getAsLong() - start;
       pool.router().failure(member, nanos);
-      observer.attempt(pool.name(), member, outcome, nanos);
+      record.observer().attempt(pool.name(), member, outcome, nanos);
     }
   }
 

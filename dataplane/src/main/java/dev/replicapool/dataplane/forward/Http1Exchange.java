@@ -1,12 +1,10 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.accesslog.AccessFlag;
-import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
-import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.tracing.RequestTrace;
 import dev.replicapool.dataplane.upstream.H1Upstream;
@@ -26,9 +24,9 @@ import io.netty.buffer.ByteBuf;
  *   <li>{@link ResponseRelay}: the answer's bytes (head once, framed body, held answer), which go
  *       out through {@link ClientOutput} (kept back while the client still sends its body, which it
  *       passes on, and drops the rest of once the answer is complete);
- *   <li>{@link FrontTry}: the try in front and how its end is counted.
- *   <li>{@link AccessRecord}: when the request is logged, its observer (the tries, retries, hedges,
- *       the queue's verdict all pass through it); this notes bytes, first byte and flags.
+ *   <li>{@link FrontTry}: the try in front and how its end is counted;
+ *   <li>{@link RequestRecord}: what is written down about the request (metrics, access-log line,
+ *       trace), the same for an HTTP/2 stream; this notes bytes, first byte and flags.
  * </ul>
  *
  * <p>Touched on the client's event loop only (the member connections are on the same loop).
@@ -46,10 +44,7 @@ final class Http1Exchange implements H1Upstream.User {
   private final ResponseRelay response;
   private final TryRunner runner;
 
-  /** Its access-log record; null when the request is not logged. */
-  private final AccessRecord log;
-
-  private final ProxyObserver observer;
+  private final RequestRecord record;
 
   private int status;
   private boolean finished;
@@ -78,16 +73,8 @@ final class Http1Exchange implements H1Upstream.User {
     // replayable: its body, if any, is kept for a retry until it outgrows what is kept
     Tries tries = new Tries(pool.retry(), pool.requests(), idempotent, true, hashKey.value());
     this.request = new RequestRelay(client, head, traceparentAt, bodyless, chunked, tries);
-    this.log =
-        fw.accessLog.begin(pool.name(), pool.snapshot().accessLog(), fw.observer, startNanos);
-    ProxyObserver logged = log == null ? fw.observer : log;
-    RequestTrace trace =
-        traced == null ? null : new RequestTrace(fw.tracing, logged, fw.clock, startNanos, traced);
-    if (trace != null && log != null) {
-      log.traceId(trace.traceId());
-    }
-    this.observer = trace == null ? logged : trace;
-    this.front = new FrontTry(fw, pool, observer, trace);
+    this.record = RequestRecord.begin(fw, pool, startNanos, traced);
+    this.front = new FrontTry(fw, pool, record);
     RequestPolicy rp = pool.requests();
     this.deadlines = new Deadlines(startNanos, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
     if (!bodyless && !upgrade) {
@@ -112,9 +99,7 @@ final class Http1Exchange implements H1Upstream.User {
   /** Body bytes from the client (framing included, as received); {@code last} ends the body. */
   void requestBody(ByteBuf bytes, boolean last) {
     deadlines.clientSent(fw.clock.getAsLong(), last);
-    if (log != null) {
-      log.bytesIn(bytes.readableBytes());
-    }
+    record.bytesIn(bytes.readableBytes());
     if (out.clientBody(bytes, last, finished)) {
       releaseDeferred();
     }
@@ -183,10 +168,7 @@ final class Http1Exchange implements H1Upstream.User {
     if (why != null && !out.wroteToClient()) {
       this.status = 408;
       local();
-      int bytes = client.answer(408, why, pool.name(), true);
-      if (log != null) {
-        log.bytesOut(bytes);
-      }
+      record.bytesOut(client.answer(408, why, pool.name(), true));
     }
     finish(status);
     client.brokenResponse();
@@ -205,10 +187,7 @@ final class Http1Exchange implements H1Upstream.User {
     if (status > 0 && !out.wroteToClient()) {
       this.status = status;
       local();
-      int bytes = client.answer(status, message, pool.name(), true);
-      if (log != null) {
-        log.bytesOut(bytes);
-      }
+      record.bytesOut(client.answer(status, message, pool.name(), true));
     }
     finish(status > 0 ? status : 499);
   }
@@ -247,9 +226,7 @@ final class Http1Exchange implements H1Upstream.User {
     boolean hold = runner.answerHead(status);
     if (!hold) {
       request.dropHead();
-      if (log != null) {
-        log.firstByte(fw.clock.getAsLong());
-      }
+      record.firstByte(fw.clock.getAsLong());
     }
     response.begin(hold);
     if (upgrade && status == 101) {
@@ -368,9 +345,9 @@ final class Http1Exchange implements H1Upstream.User {
     finish(status, false);
     boolean close = response.closeClient() || !request.ended();
     int bytes = client.answer(status, message, pool.name(), close);
-    if (log != null && first) {
-      log.bytesOut(bytes); // the answer's length is known once written: then the line goes
-      fw.accessLog.end(log, status, fw.clock.getAsLong());
+    if (first) { // the answer's length is known once written: then the request's record ends
+      record.bytesOut(bytes);
+      record.end(status, fw.clock.getAsLong());
     }
     client.responseDone(this, close);
   }
@@ -392,8 +369,8 @@ final class Http1Exchange implements H1Upstream.User {
     finish(status, true);
   }
 
-  /** Ends the request once; {@code logNow}: its access-log line goes now (else the caller's). */
-  private void finish(int status, boolean logNow) {
+  /** Ends the request once; {@code recordNow}: its record ends now (else the caller's). */
+  private void finish(int status, boolean recordNow) {
     if (finished) {
       return;
     }
@@ -402,33 +379,25 @@ final class Http1Exchange implements H1Upstream.User {
     request.release();
     response.release();
     out.release();
-    long now = fw.clock.getAsLong();
-    observer.response(pool.name(), status, now - startNanos);
-    if (log != null) {
-      log.bytesOut(out.written());
-      if (logNow) {
-        fw.accessLog.end(log, status, now);
-      }
+    record.bytesOut(out.written());
+    if (recordNow) {
+      record.end(status, fw.clock.getAsLong());
     }
   }
 
-  /** Its access-log record, null when the request is not logged. */
-  AccessRecord log() {
-    return log;
+  /** What is written down about the request. */
+  RequestRecord record() {
+    return record;
   }
 
   /** Notes {@code f} on the access-log line, if the request is logged. */
   void flag(AccessFlag f) {
-    if (log != null) {
-      log.flag(f);
-    }
+    record.flag(f);
   }
 
   /** The proxy answers itself: noted, if the request is logged. */
   private void local() {
-    if (log != null) {
-      log.local(null);
-    }
+    record.local(null);
   }
 
   boolean finished() {
