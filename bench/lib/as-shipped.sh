@@ -56,6 +56,9 @@ PY
   echo "$entry -XX:MaxRAM=$limit"
 }
 SHIPPED_FLAGS=$(image_flags "$ROOT/dataplane/Dockerfile" "$ROOT/manifests/dataplane.yaml")
+# The manifest's data-plane arguments that change how it runs (its warm-up before ready), as its
+# container passes them; the rest (ports, token, control plane) each benchmark gives its own.
+SHIPPED_ARGS=$(grep -oE -- '--warm-up-seconds=[0-9]+' "$ROOT/manifests/dataplane.yaml" | tail -1)
 
 # The image's class-data archive (/app/app.jsa), written here as its build writes it: by the
 # training run, with the jar copy's class path (an archive only maps for the class path it was
@@ -146,15 +149,18 @@ YAML
   "$KUBECTL" -n "$BENCH_NS" get rp bench -o yaml > "$OUT/pool.yaml"
 }
 
-# dp_start NAME PORT ADMIN FLAGS...: the data plane jar, fed by the local run's operator.
+# dp_start NAME PORT ADMIN FLAGS...: the data plane jar, fed by the local run's operator, with the
+# manifest's arguments (SHIPPED_ARGS); waits until it routes the pool and says it is ready.
 dp_start() {
   local name=$1 port=$2 admin=$3; shift 3
+  # shellcheck disable=SC2086 # SHIPPED_ARGS is words
   java "$@" -jar "$DP_JAR" --control-plane 127.0.0.1:$OP_PORT --token-file "$OUT/.local/control-plane-token" \
     --node "$name" --group bench --listen 127.0.0.1:$port --tls-listen off --admin-port 127.0.0.1:$admin \
-    --drain-seconds=10 --access-log=stdout --instances 1 >"$OUT/dataplane-$name.log" 2>&1 &
+    --drain-seconds=10 --access-log=stdout --instances 1 $SHIPPED_ARGS >"$OUT/dataplane-$name.log" 2>&1 &
   PIDS+=($!); eval "${name^^}_PID=$!"
   local end=$((SECONDS + 30))
-  until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOSTHDR" "http://127.0.0.1:$port/track/1")" = 200 ]; do
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOSTHDR" "http://127.0.0.1:$port/track/1")" = 200 ] \
+    && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin/readyz")" = 200 ]; do
     [ $SECONDS -lt $end ] || { echo "data plane $name does not route the pool" >&2; tail -20 "$OUT/dataplane-$name.log"; exit 1; }
     sleep 0.2
   done

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Start-up and warm-up of the data plane as users run it (bench/lib/as-shipped.sh: the image's JVM
-# flags and memory limit, fed by an operator with a pool applied by kubectl, beside a local run):
-# from the exec to its first routed answer (polled every 50 ms), then its JIT ramp under load
-# (req/s in each of its first RAMP_SECONDS seconds, wrk -t1 -c$CONNS against fast nginx members),
-# and how many seconds it took to reach 90 % of its own full speed (the median of its last three
-# seconds). ROUNDS times for each way of starting it, rotating; medians in results.tsv.
-# The ways: "shipped" (the image's flags) and each of VARIANTS ("name=flags" separated by "|"),
-# the image's flags plus these. A variant whose flags say @CDS@ runs with an application
+# flags and memory limit, the manifest's warm-up, fed by an operator with a pool applied by
+# kubectl, beside a local run): from the exec to its first routed answer and to its /readyz saying
+# ready (both polled every 50 ms), then, from ready, its JIT ramp under load (req/s in each of its
+# first RAMP_SECONDS seconds, wrk -t1 -c$CONNS against fast nginx members), and in which second it
+# reached 90 % of its own full speed (the median of its last three seconds). ROUNDS times for each
+# way of starting it, rotating; medians in results.tsv.
+# The ways: "shipped" (the image's flags, the manifest's arguments) and each of VARIANTS
+# ("name=flags" separated by "|"), the shipped way plus these: a flag that starts with "--" is the
+# data plane's (after the jar, so it wins over the manifest's), any other the JVM's.
+#   VARIANTS='no-warm-up=--warm-up-seconds=0|warm-up-5=--warm-up-seconds=5' bench/startup/dataplane.sh
+# A variant whose flags say @CDS@ runs with an application
 # class-data archive (AppCDS) written by one run of its own beforehand (-XX:ArchiveClassesAtExit,
 # not counted): @CDS@ stands for -XX:SharedArchiveFile=<that archive>.
 #   bench/startup/dataplane.sh      ROUNDS=3 RAMP_SECONDS=8 CONNS=32
@@ -16,6 +20,7 @@ ROUNDS=${ROUNDS:-3}; RAMP_SECONDS=${RAMP_SECONDS:-8}; CONNS=${CONNS:-32}
 source "$(dirname "$0")/../lib/as-shipped.sh"
 log "machine: $(machine)"
 log "shipped JVM flags: $SHIPPED_FLAGS"
+log "shipped data-plane arguments: ${SHIPPED_ARGS:-none}"
 local_run_start
 bench_pool_apply
 # Ready needs a data plane serving the pool; each data plane started below is timed from its exec
@@ -30,12 +35,16 @@ for v in "${extra[@]}"; do
   NAMES+=("${v%%=*}"); FLAGS[${v%%=*}]="${v#*=}"
 done
 
-# start NAME FLAGS...: the data plane jar as dp_start runs it, without its wait; DP_PID.
+# start NAME FLAGS...: the data plane jar as dp_start runs it, without its wait; DP_PID. FLAGS
+# starting with "--" go after the jar (the data plane's), the others before it (the JVM's).
 start() {
-  local name=$1; shift
-  java "$@" -jar "$DP_JAR" --control-plane 127.0.0.1:$OP_PORT --token-file "$OUT/.local/control-plane-token" \
+  local name=$1 w; shift
+  local jvm=() args=()
+  for w in "$@"; do if [[ $w == --* ]]; then args+=("$w"); else jvm+=("$w"); fi; done
+  # shellcheck disable=SC2086 # SHIPPED_ARGS is words
+  java "${jvm[@]}" -jar "$DP_JAR" --control-plane 127.0.0.1:$OP_PORT --token-file "$OUT/.local/control-plane-token" \
     --node "$name" --group bench --listen 127.0.0.1:$DP_PORT --tls-listen off --admin-port 127.0.0.1:$DP_ADMIN \
-    --drain-seconds=0 --access-log=stdout --instances 1 >>"$OUT/dataplane-$name.log" 2>&1 &
+    --drain-seconds=0 --access-log=stdout --instances 1 $SHIPPED_ARGS "${args[@]}" >>"$OUT/dataplane-$name.log" 2>&1 &
   DP_PID=$!; PIDS+=($DP_PID)
 }
 stop() { kill "$DP_PID" 2>/dev/null; wait "$DP_PID" 2>/dev/null || true; }
@@ -60,15 +69,22 @@ for n in "${NAMES[@]}"; do
 done
 
 RES="$OUT/results.tsv"
-echo -e "round\tway\tready_ms\tseconds_to_90pct\tfull_req_s\tramp" > "$RES"
+echo -e "round\tway\trouted_ms\tready_ms\tseconds_to_90pct\tfull_req_s\tramp" > "$RES"
 for r in $(seq 1 "$ROUNDS"); do
   for i in $(seq 0 $((${#NAMES[@]} - 1))); do
     n=${NAMES[$(((i + r - 1) % ${#NAMES[@]}))]}
     t0=$EPOCHREALTIME
     # shellcheck disable=SC2046 # the flags are words
     start "$n" $(flags_of "$n")
-    until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1")" = 200 ]; do
+    routed=""
+    while :; do
       kill -0 "$DP_PID" 2>/dev/null || { tail -20 "$OUT/dataplane-$n.log"; exit 1; }
+      if [ -z "$routed" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1")" = 200 ]; then
+        routed=$(python3 -c "print(round(($EPOCHREALTIME - $t0) * 1000))")
+      fi
+      if [ -n "$routed" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$DP_ADMIN/readyz")" = 200 ]; then
+        break
+      fi
       sleep 0.05
     done
     ready=$(python3 -c "print(round(($EPOCHREALTIME - $t0) * 1000))")
@@ -79,18 +95,19 @@ import statistics as st, sys
 xs = [int(x) for x in sys.argv[1:]]
 full = st.median(xs[-3:])
 print(next(i + 1 for i, x in enumerate(xs) if x >= 0.9 * full), int(full))" $ramp)
-    echo -e "$r\t$n\t$ready\t$to90\t$full\t${ramp# }" | tee -a "$RES"
+    echo -e "$r\t$n\t$routed\t$ready\t$to90\t$full\t${ramp# }" | tee -a "$RES"
   done
 done
 python3 - "$RES" <<'PY' | tee -a "$OUT/log.txt"
 import csv, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-print("way          exec to routed (ms)   seconds to 90 % of full speed   full req/s   ramp (medians per second)")
+print("way          exec to routed (ms)   exec to ready (ms)   second after ready at 90 % of full speed   full req/s   ramp from ready (medians per second)")
 for way in dict.fromkeys(r["way"] for r in rows):
     rs = [r for r in rows if r["way"] == way]
     ramps = [[int(x) for x in r["ramp"].split()] for r in rs]
     per_second = [int(st.median(col)) for col in zip(*ramps)]
-    print(f"{way:12s} {st.median(int(r['ready_ms']) for r in rs):10.0f}"
-          f" {st.median(int(r['seconds_to_90pct']) for r in rs):22.0f}"
+    print(f"{way:12s} {st.median(int(r['routed_ms']) for r in rs):10.0f}"
+          f" {st.median(int(r['ready_ms']) for r in rs):20.0f}"
+          f" {st.median(int(r['seconds_to_90pct']) for r in rs):30.0f}"
           f" {st.median(int(r['full_req_s']) for r in rs):22.0f}   {per_second}")
 PY

@@ -90,9 +90,16 @@ public final class DataPlane {
   /** Null when tracing is off. */
   private final Tracing tracing;
 
+  /**
+   * Whether it still waits for its warm-up (set when the settings ask for one; {@link #warmedUp}
+   * clears it): read by the admin port's threads.
+   */
+  private volatile boolean warming;
+
   private DataPlane(Vertx vertx, Config config) {
     this.vertx = vertx;
     this.config = config;
+    this.warming = config.proxy().warmUpMillis() > 0;
     Random seeds = new SecureRandom();
     ConfigStore[] self = new ConfigStore[1];
     this.metrics = new DataPlaneMetrics(() -> self[0].table(), System::nanoTime);
@@ -123,7 +130,7 @@ public final class DataPlane {
     metrics.tunnels(forwarding.tunnels()::count);
     this.admin =
         new AdminServer(
-            vertx, config.adminHost(), config.adminPort(), this::status, metrics, store::ready);
+            vertx, config.adminHost(), config.adminPort(), this::status, metrics, this::notReady);
     this.client =
         new ControlPlaneClient(vertx, config.controlPlane(), store, new Random(seeds.nextLong()));
     client.onConnectionChange(metrics::controlPlaneConnected);
@@ -225,10 +232,27 @@ public final class DataPlane {
     return vertx;
   }
 
+  /**
+   * Its request paths are warm (the warm-up {@link ProxySettings#warmUpMillis} asks for is over, or
+   * failed): it may say it is ready once it has its first snapshot.
+   */
+  public void warmedUp() {
+    warming = false;
+  }
+
+  /** Why it is not ready, null once it is: ready needs the first snapshot and a warm run. */
+  private String notReady() {
+    if (!store.ready()) {
+      return "waiting for the first snapshot";
+    }
+    return warming ? "warming up its request paths" : null;
+  }
+
   private JsonObject status() {
     return new JsonObject()
         .put("node", config.controlPlane().node())
-        .put("ready", store.ready())
+        .put("ready", notReady() == null)
+        .put("warmingUp", warming)
         .put(
             "controlPlane",
             new JsonObject()

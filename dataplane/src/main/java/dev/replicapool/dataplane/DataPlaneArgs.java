@@ -50,6 +50,10 @@ public final class DataPlaneArgs {
         --max-client-connections N      client connections open at once, all traffic ports together;
                                         one more is closed at once (default 10000, 0 no limit)
         --drain-seconds N               on SIGTERM, in-flight requests get this long (default 10)
+        --warm-up-seconds N             after starting, send requests through a copy of the data
+                                        plane on loopback for this long before /readyz says ready,
+                                        so that the JIT has compiled the request paths when
+                                        traffic comes (default 0: off)
         --instances N                   event loops serving each port (default: CPU count)
         --access-log stdout|PATH|off    one line per request to standard output or appended to
                                         PATH (default off); which pools: --access-log-pools
@@ -90,6 +94,7 @@ public final class DataPlaneArgs {
           "h2c",
           "max-client-connections",
           "drain-seconds",
+          "warm-up-seconds",
           "instances",
           "access-log",
           "access-log-format",
@@ -178,13 +183,14 @@ public final class DataPlaneArgs {
                 values, "request-header-timeout-ms", p.requestHeaderTimeoutMillis(), 0, 3_600_000));
   }
 
-  /** HTTP/2 prior knowledge, the connection cap, draining and event loops. */
+  /** HTTP/2 prior knowledge, the connection cap, draining, warm-up and event loops. */
   private static ProxySettings withConnectionSettings(ProxySettings p, Map<String, String> values)
       throws UsageException {
     return p.withH2c(onOff(values, "h2c", p.h2c()))
         .withMaxClientConnections(
             (int) number(values, "max-client-connections", p.maxClientConnections(), 0, 10_000_000))
         .withDrainMillis(1000 * number(values, "drain-seconds", p.drainMillis() / 1000, 0, 3600))
+        .withWarmUpMillis(1000 * number(values, "warm-up-seconds", p.warmUpMillis() / 1000, 0, 60))
         .withInstances((int) number(values, "instances", p.instances(), 1, 256));
   }
 

@@ -1,5 +1,6 @@
 package dev.replicapool.dataplane;
 
+import dev.replicapool.dataplane.training.WarmUp;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,7 @@ public final class DataPlaneMain {
       System.exit(1);
       return;
     }
+    warmUp(vertx, dp, config.proxy().warmUpMillis());
     long drain = config.proxy().drainMillis();
     Runtime.getRuntime()
         .addShutdownHook(
@@ -48,5 +50,29 @@ public final class DataPlaneMain {
                   vertx.close().await();
                 },
                 "replicapool-drain"));
+  }
+
+  /**
+   * Sends requests through a copy of the data plane on loopback for {@code millis} while {@code dp}
+   * says it is not ready, so that its request paths are compiled when traffic comes; then {@code
+   * dp} may say it is ready. A warm-up that fails only costs speed: it is logged, and ready is not
+   * held back for it.
+   */
+  private static void warmUp(Vertx vertx, DataPlane dp, long millis) {
+    if (millis <= 0) {
+      return;
+    }
+    long start = System.nanoTime();
+    try {
+      int routed = WarmUp.run(vertx, millis);
+      log.info(
+          "warm-up done: {} requests through a loopback copy in {} ms",
+          routed,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    } catch (Exception e) {
+      log.warn("warm-up failed, ready without it: {}", e.toString());
+    } finally {
+      dp.warmedUp();
+    }
   }
 }

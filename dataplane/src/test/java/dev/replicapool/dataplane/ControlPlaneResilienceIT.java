@@ -59,6 +59,36 @@ class ControlPlaneResilienceIT extends DataPlaneTestBase {
                             + "\",outcome=\"2xx\",pool=\"shop/tracking\"\\} 3"));
   }
 
+  /**
+   * With a warm-up asked for, the first snapshot is not enough: /readyz says why it waits until the
+   * warm-up (as DataPlaneMain runs it: the training traffic through a loopback copy in the same
+   * Vert.x) is over, and the copy's requests leave no trace in this data plane's metrics.
+   */
+  @Test
+  void withAWarmUpReadyWaitsForItAndTheWarmUpLeavesNoTrace() throws Exception {
+    TestMember k1 = member("k1");
+    startDataPlane(settings().withWarmUpMillis(500));
+    publish(pool("shop/tracking").hosts(HOST).members(k1.snapshot(1)));
+    assertThat(sequential(dp.trafficPort(), HOST, 2)).containsExactly(Map.entry("k1", 2));
+    var waiting = adminGet("/readyz");
+    assertThat(waiting.statusCode()).isEqualTo(503);
+    assertThat(waiting.body()).contains("warming up its request paths");
+    assertThat(status().getBoolean("warmingUp")).isTrue();
+    assertThat(status().getBoolean("ready")).isFalse();
+
+    long start = System.nanoTime();
+    int routed = dev.replicapool.dataplane.training.WarmUp.run(vertx, 500);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(500);
+    assertThat(routed).isPositive(); // each answered by its member, or it throws
+    dp.warmedUp();
+
+    assertThat(adminGet("/readyz").statusCode()).isEqualTo(200);
+    assertThat(status().getBoolean("warmingUp")).isFalse();
+    assertThat(status().getJsonArray("pools")).hasSize(1);
+    assertThat(adminGet("/metrics").body()).contains("shop/tracking").doesNotContain("training/");
+  }
+
   @Test
   void readyWithoutAnyPoolOnceTheControlPlaneSaysItSentEverything() throws Exception {
     startDataPlane();

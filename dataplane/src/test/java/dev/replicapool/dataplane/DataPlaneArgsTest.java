@@ -48,13 +48,22 @@ class DataPlaneArgsTest {
               "--tls-listen=off",
               "--max-body-bytes=100",
               "--max-header-bytes=4096",
-              "--drain-seconds=3"
+              "--drain-seconds=3",
+              "--warm-up-seconds=3"
             },
             Map.of());
     assertThat(limits.proxy().tlsPort()).isEqualTo(-1);
     assertThat(limits.proxy().maxBodyBytes()).isEqualTo(100);
     assertThat(limits.proxy().maxHeaderSize()).isEqualTo(4096);
     assertThat(limits.proxy().drainMillis()).isEqualTo(3000);
+    assertThat(limits.proxy().warmUpMillis()).isEqualTo(3000);
+    assertThat(c.proxy().warmUpMillis()).as("no warm-up unless asked").isZero();
+    String[] tooLong = {
+      "--control-plane=cp:1", "--token-file=" + token, "--node=n", "--warm-up-seconds=61"
+    };
+    assertThatThrownBy(() -> DataPlaneArgs.parse(tooLong, Map.of()))
+        .isInstanceOf(DataPlaneArgs.UsageException.class)
+        .hasMessageContaining("--warm-up-seconds");
   }
 
   @Test

@@ -7,13 +7,13 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * The admin port, apart from traffic: {@code /status} (JSON), {@code /metrics} (Prometheus text),
- * {@code /healthz} (the process runs) and {@code /readyz} (200 once the first snapshot is applied,
- * 503 before). Only GET and HEAD. Never shows TLS keys or the control-plane token.
+ * {@code /healthz} (the process runs) and {@code /readyz} (200 once the first snapshot is applied
+ * and the warm-up, if any, is over; 503 with the reason before). Only GET and HEAD. Never shows TLS
+ * keys or the control-plane token.
  */
 public final class AdminServer {
   private final Vertx vertx;
@@ -21,7 +21,10 @@ public final class AdminServer {
   private final int port;
   private final Supplier<JsonObject> status;
   private final DataPlaneMetrics metrics;
-  private final BooleanSupplier ready;
+
+  /** Why the data plane is not ready yet, null once it is. */
+  private final Supplier<String> notReady;
+
   private HttpServer server;
 
   public AdminServer(
@@ -30,13 +33,13 @@ public final class AdminServer {
       int port,
       Supplier<JsonObject> status,
       DataPlaneMetrics metrics,
-      BooleanSupplier ready) {
+      Supplier<String> notReady) {
     this.vertx = vertx;
     this.host = host;
     this.port = port;
     this.status = status;
     this.metrics = metrics;
-    this.ready = ready;
+    this.notReady = notReady;
   }
 
   public Future<Integer> start() {
@@ -67,11 +70,10 @@ public final class AdminServer {
     try {
       switch (req.path()) {
         case "/healthz" -> text(req, 200, "ok");
-        case "/readyz" ->
-            text(
-                req,
-                ready.getAsBoolean() ? 200 : 503,
-                ready.getAsBoolean() ? "ready" : "waiting for the first snapshot");
+        case "/readyz" -> {
+          String why = notReady.get();
+          text(req, why == null ? 200 : 503, why == null ? "ready" : why);
+        }
         case "/metrics" ->
             Future.fromCompletionStage(metrics.scrape(), Vertx.currentContext())
                 .onSuccess(

@@ -30,6 +30,9 @@ import io.soabase.recordbuilder.core.RecordBuilder;
  *     beyond is closed as soon as Vert.x hands it over (counted as refused); 0 means no limit
  * @param drainMillis how long stopping (SIGTERM, a removed dedicated port) waits for in-flight
  *     requests
+ * @param warmUpMillis how long the data plane sends requests through a copy of itself on loopback
+ *     after it starts, before it reports ready, so that its request paths are compiled (the JIT)
+ *     before traffic comes; 0 turns it off
  */
 @RecordBuilder
 public record ProxySettings(
@@ -48,7 +51,8 @@ public record ProxySettings(
     long requestHeaderTimeoutMillis,
     boolean h2c,
     int maxClientConnections,
-    long drainMillis) {
+    long drainMillis,
+    long warmUpMillis) {
 
   public static ProxySettings defaults() {
     return new ProxySettings(
@@ -67,7 +71,8 @@ public record ProxySettings(
         10_000,
         true,
         10_000,
-        10_000);
+        10_000,
+        0);
   }
 
   public ProxySettings withListen(String host, int trafficPort, int tlsPort) {
@@ -95,6 +100,11 @@ public record ProxySettings(
 
   public ProxySettings withDrainMillis(long drainMillis) {
     return edit().drainMillis(drainMillis).build();
+  }
+
+  /** Warms the request paths up for this long before reporting ready; 0: not at all. */
+  public ProxySettings withWarmUpMillis(long warmUpMillis) {
+    return edit().warmUpMillis(warmUpMillis).build();
   }
 
   /**

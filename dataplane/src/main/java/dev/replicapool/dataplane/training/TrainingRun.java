@@ -1,7 +1,11 @@
 package dev.replicapool.dataplane.training;
 
+import dev.replicapool.api.v1alpha1.AdaptiveRouting;
 import dev.replicapool.api.v1alpha1.MemberState;
+import dev.replicapool.api.v1alpha1.OutlierDetection;
+import dev.replicapool.api.v1alpha1.Retry;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
+import dev.replicapool.api.v1alpha1.Timeouts;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
@@ -43,6 +47,9 @@ import java.util.function.Supplier;
  * HTTP/1.1 and HTTP/2 clients send GETs, POSTs and gRPC-framed calls through it to both pools, the
  * admin port is read as Kubernetes and Prometheus read it, and everything stops. Any answer that is
  * not the member's makes it exit 1, so an image never ships an archive of a broken path.
+ *
+ * <p>The same set-up and one pass of the same traffic begin a running data plane's warm-up ({@link
+ * WarmUp}).
  */
 public final class TrainingRun {
   static final int REQUESTS = 200;
@@ -66,8 +73,24 @@ public final class TrainingRun {
     System.exit(code); // the archive is written as the JVM exits
   }
 
-  /** The whole run; returns how many requests went through the data plane. */
+  /** The whole run once; returns how many requests went through the data plane. */
   static int run(Vertx vertx) throws Exception {
+    return withDataPlane(vertx, "training", (dp, cp) -> onLoop(vertx, () -> pass(vertx, dp)));
+  }
+
+  /**
+   * What is done with the run's data plane once it serves both pools (more may be published on
+   * {@code cp}): returns the requests routed.
+   */
+  interface Traffic {
+    int through(DataPlane dp, ControlPlaneServer cp) throws Exception;
+  }
+
+  /**
+   * Starts a control plane, a member and a data plane named {@code node} on loopback ports in
+   * {@code vertx}, publishes the two pools, runs {@code traffic} through it, and stops them all.
+   */
+  static int withDataPlane(Vertx vertx, String node, Traffic traffic) throws Exception {
     String token = UUID.randomUUID().toString();
     Path tokenFile = Files.createTempFile("replicapool-training", ".token");
     Files.writeString(tokenFile, token);
@@ -83,7 +106,7 @@ public final class TrainingRun {
               new String[] {
                 "--control-plane=127.0.0.1:" + cpPort,
                 "--token-file=" + tokenFile,
-                "--node=training",
+                "--node=" + node,
                 "--listen=127.0.0.1:0",
                 "--tls-listen=off",
                 "--admin-port=127.0.0.1:0",
@@ -92,9 +115,9 @@ public final class TrainingRun {
               },
               Map.of());
       dp = DataPlane.start(vertx, config).await(WAIT_SECONDS, TimeUnit.SECONDS);
-      publish(cp, pool("training/h1", "h1.training", null, member.actualPort()));
+      publish(cp, pool("training/h1", "h1.training", "http", member.actualPort()));
       publish(cp, pool("training/h2", "h2.training", "kubernetes.io/h2c", member.actualPort()));
-      return traffic(vertx, dp);
+      return traffic.through(dp, cp);
     } finally {
       if (dp != null) {
         dp.stop().await(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -124,13 +147,29 @@ public final class TrainingRun {
                         }));
   }
 
-  static PoolSnapshot pool(String name, String host, String appProtocol, int memberPort) {
+  /**
+   * A pool of members on {@code memberPorts} as the operator sends one a user applied with only its
+   * members, host and protocol: the CRD's defaults filled in (RoundRobin, the retry budget, outlier
+   * detection, the Adaptive parameters, no timeouts), so that the requests take the paths a default
+   * pool's take.
+   */
+  static PoolSnapshot pool(String name, String host, String appProtocol, int... memberPorts) {
+    List<MemberSnapshot> members = new ArrayList<>();
+    for (int port : memberPorts) {
+      members.add(new MemberSnapshot("127.0.0.1", port, 1.0, MemberState.Healthy));
+    }
     return PoolSnapshotBuilder.builder()
         .pool(name)
         .policy(RoutingPolicy.RoundRobin)
+        .adaptive(new AdaptiveRouting())
+        .outlierDetection(new OutlierDetection())
+        .retry(new Retry())
+        .timeouts(new Timeouts())
+        .maxRequestsPerMember(0)
+        .panicThresholdPercent(0)
         .hosts(List.of(host))
         .appProtocol(appProtocol)
-        .members(List.of(new MemberSnapshot("127.0.0.1", memberPort, 1.0, MemberState.Healthy)))
+        .members(members)
         .build();
   }
 
@@ -154,18 +193,18 @@ public final class TrainingRun {
   }
 
   /**
-   * Each client protocol to each pool, then the admin port; returns the requests routed. Every
-   * client call starts on one event-loop context: Vert.x's client, called from a thread outside
-   * Vert.x, now and then never completes a request.
+   * {@code traffic}, started on one event-loop context, awaited: Vert.x's client, called from a
+   * thread outside Vert.x, now and then never completes a request.
    */
-  static int traffic(Vertx vertx, DataPlane dp) throws Exception {
+  static int onLoop(Vertx vertx, Supplier<Future<Integer>> traffic) throws Exception {
     Context loop = vertx.getOrCreateContext();
     Promise<Integer> done = Promise.promise();
-    loop.runOnContext(v -> trafficOnLoop(vertx, dp).onComplete(done));
+    loop.runOnContext(v -> traffic.get().onComplete(done));
     return done.future().await(WAIT_SECONDS * 4, TimeUnit.SECONDS);
   }
 
-  private static Future<Integer> trafficOnLoop(Vertx vertx, DataPlane dp) {
+  /** Each client protocol to each pool, then the admin port; returns the requests routed. */
+  static Future<Integer> pass(Vertx vertx, DataPlane dp) {
     HttpClient h1 = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true));
     HttpClient h2 =
         vertx.createHttpClient(
@@ -195,17 +234,7 @@ public final class TrainingRun {
   /** {@link #REQUESTS} requests, 8 at a time; each must be the member's answer. */
   static Future<Integer> send(
       HttpClient c, int port, String host, HttpMethod method, String contentType, String body) {
-    RequestOptions o =
-        new RequestOptions()
-            .setServer(SocketAddress.inetSocketAddress(port, "127.0.0.1"))
-            .setHost(host)
-            .setPort(80)
-            .setMethod(method)
-            .setURI("/training")
-            .setTimeout(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-    if (contentType != null) {
-      o.putHeader("content-type", contentType);
-    }
+    RequestOptions o = request(port, host, method, contentType);
     Future<Integer> sent = Future.succeededFuture(0);
     for (int i = 0; i < REQUESTS; i += 8) {
       sent =
@@ -222,8 +251,24 @@ public final class TrainingRun {
     return sent;
   }
 
+  /** A request to {@code host} of the pools, through the data plane's {@code port}. */
+  static RequestOptions request(int port, String host, HttpMethod method, String contentType) {
+    RequestOptions o =
+        new RequestOptions()
+            .setServer(SocketAddress.inetSocketAddress(port, "127.0.0.1"))
+            .setHost(host)
+            .setPort(80)
+            .setMethod(method)
+            .setURI("/training")
+            .setTimeout(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+    if (contentType != null) {
+      o.putHeader("content-type", contentType);
+    }
+    return o;
+  }
+
   /** One request; fails unless the member answered it. */
-  private static Future<Void> one(HttpClient c, RequestOptions o, String body) {
+  static Future<Void> one(HttpClient c, RequestOptions o, String body) {
     return c.request(o)
         .compose(r -> body == null ? r.send() : r.send(Buffer.buffer(body)))
         .compose(
