@@ -1,6 +1,7 @@
 package dev.replicapool.dataplane.forward;
 
 import dev.replicapool.dataplane.accesslog.AccessFlag;
+import dev.replicapool.dataplane.accesslog.AccessRecord;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Deadlines;
@@ -158,13 +159,16 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
                 str(in.path()),
                 str(in.authority()));
     record = RequestRecord.begin(fw, pool, start, traced);
-    record.request(
-        client,
-        grpc ? "gRPC" : "HTTP/2",
-        str(in.method()),
-        str(in.authority()),
-        str(in.path()),
-        in.get("traceparent"));
+    AccessRecord log = record.log();
+    if (log != null) {
+      log.request(
+              client,
+              grpc ? "gRPC" : "HTTP/2",
+              str(in.method()),
+              str(in.authority()),
+              str(in.path()))
+          .traceparent(in.get("traceparent"));
+    }
     CharSequence via = in.get("via");
     if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
       record.local(AccessFlag.LP);

@@ -87,14 +87,10 @@ final class Http1Routing {
             sentContinue,
             resp,
             hashKey(pool, head, clientAddress));
-    ex.record()
-        .request(
-            clientAddress,
-            protocol(setup, head),
-            methodName(head),
-            head.host(),
-            head.target(),
-            head.header("traceparent"));
+    AccessRecord log = ex.record().log();
+    if (log != null) {
+      describe(log, setup, head, clientAddress);
+    }
     return ex;
   }
 
@@ -119,15 +115,16 @@ final class Http1Routing {
     if (log == null) {
       return;
     }
-    log.request(clientAddress, protocol(setup, head), methodName(head), head.host(), head.target())
-        .traceparent(head.header("traceparent"));
+    describe(log, setup, head, clientAddress);
     log.local(pool == null ? AccessFlag.NR : r.status() == 508 ? AccessFlag.LP : null);
     fw.accessLog.end(log, r.status(), now);
   }
 
-  /** The client's protocol as the access log names it. */
-  private static String protocol(Http1Connection.Setup setup, RequestHead head) {
-    return setup.overH2() ? "HTTP/2" : head.http10() ? "HTTP/1.0" : "HTTP/1.1";
+  private static void describe(
+      AccessRecord log, Http1Connection.Setup setup, RequestHead head, String clientAddress) {
+    String protocol = setup.overH2() ? "HTTP/2" : head.http10() ? "HTTP/1.0" : "HTTP/1.1";
+    log.request(clientAddress, protocol, methodName(head), head.host(), head.target())
+        .traceparent(head.header("traceparent"));
   }
 
   private static String methodName(RequestHead head) {

@@ -93,17 +93,12 @@ final class RequestRecord {
     return trace;
   }
 
-  /** What the client asked, for its access-log line. */
-  void request(
-      String client,
-      String protocol,
-      String method,
-      String authority,
-      String path,
-      CharSequence traceparent) {
-    if (log != null) {
-      log.request(client, protocol, method, authority, path).traceparent(traceparent);
-    }
+  /**
+   * Its access-log record, null when the request is not logged: the caller describes the request on
+   * it (what the client asked) only then, so that an unlogged request reads no more of its head.
+   */
+  AccessRecord log() {
+    return log;
   }
 
   void bytesIn(long n) {

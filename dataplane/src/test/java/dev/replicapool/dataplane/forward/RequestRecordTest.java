@@ -76,6 +76,7 @@ class RequestRecordTest {
   void aRequestNeitherLoggedNorTracedIsCountedOnceAndNotesNothing() {
     RequestRecord r = record(null, null);
     assertThat(r.observer()).isSameAs(counted);
+    assertThat(r.log()).isNull();
     assertThat(r.traceparentFor(member, clock.get())).isNull();
     r.bytesIn(10); // no-ops: nothing to note them on
     r.flag(AccessFlag.UC);
@@ -91,7 +92,7 @@ class RequestRecordTest {
   @Test
   void aLoggedRequestsLineCarriesWhatTheExchangeNotedAndTheTriesThroughItsObserver() {
     RequestRecord r = record(on(), null);
-    r.request("10.1.2.3", "gRPC", "POST", "svc", "/pkg.S/M", null);
+    r.log().request("10.1.2.3", "gRPC", "POST", "svc", "/pkg.S/M");
     r.bytesIn(27);
     r.observer().attempt("p", member, "reset", 3 * MS); // a try's end, as a try reports it
     clock.addAndGet(5 * MS);
