@@ -1,20 +1,12 @@
 package dev.replicapool.dataplane.training;
 
-import dev.replicapool.api.v1alpha1.AdaptiveRouting;
-import dev.replicapool.api.v1alpha1.MemberState;
-import dev.replicapool.api.v1alpha1.OutlierDetection;
-import dev.replicapool.api.v1alpha1.Retry;
-import dev.replicapool.api.v1alpha1.RoutingPolicy;
-import dev.replicapool.api.v1alpha1.Timeouts;
-import dev.replicapool.api.wire.MemberSnapshot;
-import dev.replicapool.api.wire.PoolSnapshot;
-import dev.replicapool.api.wire.PoolSnapshotBuilder;
-import dev.replicapool.controlplane.ControlPlaneServer;
+import static dev.replicapool.dataplane.training.LoopbackDataPlane.WAIT_SECONDS;
+import static dev.replicapool.dataplane.training.LoopbackDataPlane.onLoop;
+import static dev.replicapool.dataplane.training.LoopbackDataPlane.pool;
+import static dev.replicapool.dataplane.training.LoopbackDataPlane.publish;
+
 import dev.replicapool.dataplane.DataPlane;
-import dev.replicapool.dataplane.DataPlaneArgs;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
@@ -26,12 +18,8 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -41,19 +29,19 @@ import java.util.function.Supplier;
  * data plane then starts from that archive (AppCDS) without parsing and verifying those classes
  * again, which makes it route its first request about twice as soon.
  *
- * <p>It starts what the data plane meets in a cluster, on loopback ports the system picks: a
- * control plane publishing two pools (members speaking HTTP/1.1, and h2c), one member answering
- * both, and the data plane itself, started from its command line as the image starts it. Then
- * HTTP/1.1 and HTTP/2 clients send GETs, POSTs and gRPC-framed calls through it to both pools, the
- * admin port is read as Kubernetes and Prometheus read it, and everything stops. Any answer that is
- * not the member's makes it exit 1, so an image never ships an archive of a broken path.
+ * <p>It starts what the data plane meets in a cluster, on loopback ports the system picks ({@link
+ * LoopbackDataPlane}): a control plane publishing two pools (members speaking HTTP/1.1, and h2c),
+ * one member answering both, and the data plane itself, started from its command line as the image
+ * starts it. Then HTTP/1.1 and HTTP/2 clients send GETs, POSTs and gRPC-framed calls through it to
+ * both pools, the admin port is read as Kubernetes and Prometheus read it, and everything stops.
+ * Any answer that is not the member's makes it exit 1, so an image never ships an archive of a
+ * broken path.
  *
- * <p>The same set-up and one pass of the same traffic begin a running data plane's warm-up ({@link
- * WarmUp}).
+ * <p>A running data plane's warm-up ({@link WarmUp}) uses the same set-up with members and traffic
+ * of its own.
  */
 public final class TrainingRun {
   static final int REQUESTS = 200;
-  static final long WAIT_SECONDS = 30;
   static final String GRPC = "application/grpc";
 
   private TrainingRun() {}
@@ -73,60 +61,24 @@ public final class TrainingRun {
     System.exit(code); // the archive is written as the JVM exits
   }
 
-  /** The whole run once; returns how many requests went through the data plane. */
+  /**
+   * The whole run once: a member answering both pools (HTTP/1.1 and h2c), the pools published to a
+   * {@link LoopbackDataPlane}, {@link #pass} through it. Returns how many requests it routed.
+   */
   static int run(Vertx vertx) throws Exception {
-    return withDataPlane(vertx, "training", (dp, cp) -> onLoop(vertx, () -> pass(vertx, dp)));
-  }
-
-  /**
-   * What is done with the run's data plane once it serves both pools (more may be published on
-   * {@code cp}): returns the requests routed.
-   */
-  interface Traffic {
-    int through(DataPlane dp, ControlPlaneServer cp) throws Exception;
-  }
-
-  /**
-   * Starts a control plane, a member and a data plane named {@code node} on loopback ports in
-   * {@code vertx}, publishes the two pools, runs {@code traffic} through it, and stops them all.
-   */
-  static int withDataPlane(Vertx vertx, String node, Traffic traffic) throws Exception {
-    String token = UUID.randomUUID().toString();
-    Path tokenFile = Files.createTempFile("replicapool-training", ".token");
-    Files.writeString(tokenFile, token);
-    ControlPlaneServer cp =
-        new ControlPlaneServer(vertx, new ControlPlaneServer.Options("127.0.0.1", 0, token));
-    HttpServer member = null;
-    DataPlane dp = null;
+    HttpServer member = member(vertx).listen(0, "127.0.0.1").await(WAIT_SECONDS, TimeUnit.SECONDS);
     try {
-      int cpPort = cp.start().await(WAIT_SECONDS, TimeUnit.SECONDS);
-      member = member(vertx).listen(0, "127.0.0.1").await(WAIT_SECONDS, TimeUnit.SECONDS);
-      DataPlane.Config config =
-          DataPlaneArgs.parse(
-              new String[] {
-                "--control-plane=127.0.0.1:" + cpPort,
-                "--token-file=" + tokenFile,
-                "--node=" + node,
-                "--listen=127.0.0.1:0",
-                "--tls-listen=off",
-                "--admin-port=127.0.0.1:0",
-                "--drain-seconds=0",
-                "--access-log=/dev/null"
-              },
-              Map.of());
-      dp = DataPlane.start(vertx, config).await(WAIT_SECONDS, TimeUnit.SECONDS);
-      publish(cp, pool("training/h1", "h1.training", "http", member.actualPort()));
-      publish(cp, pool("training/h2", "h2.training", "kubernetes.io/h2c", member.actualPort()));
-      return traffic.through(dp, cp);
+      int port = member.actualPort();
+      return LoopbackDataPlane.with(
+          vertx,
+          "training",
+          (dp, cp) -> {
+            publish(cp, pool("training/h1", "h1.training", "http", port));
+            publish(cp, pool("training/h2", "h2.training", "kubernetes.io/h2c", port));
+            return onLoop(vertx, () -> pass(vertx, dp));
+          });
     } finally {
-      if (dp != null) {
-        dp.stop().await(WAIT_SECONDS, TimeUnit.SECONDS);
-      }
-      if (member != null) {
-        member.close().await(WAIT_SECONDS, TimeUnit.SECONDS);
-      }
-      cp.stop().await(WAIT_SECONDS, TimeUnit.SECONDS);
-      Files.deleteIfExists(tokenFile);
+      member.close().await(WAIT_SECONDS, TimeUnit.SECONDS);
     }
   }
 
@@ -145,62 +97,6 @@ public final class TrainingRun {
                           }
                           resp.end(body);
                         }));
-  }
-
-  /**
-   * A pool of members on {@code memberPorts} as the operator sends one a user applied with only its
-   * members, host and protocol: the CRD's defaults filled in (RoundRobin, the retry budget, outlier
-   * detection, the Adaptive parameters, no timeouts), so that the requests take the paths a default
-   * pool's take.
-   */
-  static PoolSnapshot pool(String name, String host, String appProtocol, int... memberPorts) {
-    List<MemberSnapshot> members = new ArrayList<>();
-    for (int port : memberPorts) {
-      members.add(new MemberSnapshot("127.0.0.1", port, 1.0, MemberState.Healthy));
-    }
-    return PoolSnapshotBuilder.builder()
-        .pool(name)
-        .policy(RoutingPolicy.RoundRobin)
-        .adaptive(new AdaptiveRouting())
-        .outlierDetection(new OutlierDetection())
-        .retry(new Retry())
-        .timeouts(new Timeouts())
-        .maxRequestsPerMember(0)
-        .panicThresholdPercent(0)
-        .hosts(List.of(host))
-        .appProtocol(appProtocol)
-        .members(members)
-        .build();
-  }
-
-  /** Publishes {@code s} and waits until the data plane has applied it. */
-  static void publish(ControlPlaneServer cp, PoolSnapshot s) throws InterruptedException {
-    PoolSnapshot versioned =
-        PoolSnapshotBuilder.builder(s).version(cp.nextVersion(s.pool())).build();
-    if (!cp.publish(versioned)) {
-      throw new IllegalStateException("pool " + s.pool() + " was not published");
-    }
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (!cp.syncState(s.pool()).synced()) {
-      if (!cp.syncState(s.pool()).nacks().isEmpty()) {
-        throw new IllegalStateException(s.pool() + " refused: " + cp.syncState(s.pool()).nacks());
-      }
-      if (System.nanoTime() > until) {
-        throw new IllegalStateException(s.pool() + " not applied in " + WAIT_SECONDS + " s");
-      }
-      Thread.sleep(10); // a one-off wait in a build step; nothing else to await on here
-    }
-  }
-
-  /**
-   * {@code traffic}, started on one event-loop context, awaited: Vert.x's client, called from a
-   * thread outside Vert.x, now and then never completes a request.
-   */
-  static int onLoop(Vertx vertx, Supplier<Future<Integer>> traffic) throws Exception {
-    Context loop = vertx.getOrCreateContext();
-    Promise<Integer> done = Promise.promise();
-    loop.runOnContext(v -> traffic.get().onComplete(done));
-    return done.future().await(WAIT_SECONDS * 4, TimeUnit.SECONDS);
   }
 
   /** Each client protocol to each pool, then the admin port; returns the requests routed. */

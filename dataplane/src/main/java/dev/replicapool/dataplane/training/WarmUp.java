@@ -16,14 +16,14 @@ import java.util.concurrent.TimeUnit;
  * traffic comes. Nothing leaves the process, and nothing of the running data plane is touched: the
  * copy has its own control plane, member, ports, metrics and connections.
  *
- * <p>The training run's set-up with one more pool, then closed-loop load until the time is up: each
- * request followed by the next as it completes, HTTP/1.1 GETs from a client and to members that
- * cost next to nothing ({@link RawHttp}), so that the process's two cores go to the data plane's
- * path. With Vert.x's clients beside them (POSTs, HTTP/2, gRPC-framed calls) the warm-up routed
- * 14,000-22,000 requests in 3 s and the first second after ready ran at 55-60 % of full speed;
- * without them 42,000-54,000 and 70 %: the JIT compiled their code instead of the data plane's. So
- * the HTTP/2 paths are warmed only by what they share with HTTP/1.1 (routing, tries, member
- * connections).
+ * <p>A {@link LoopbackDataPlane} with a pool of three members of its own, then closed-loop load
+ * until the time is up: each request followed by the next as it completes, HTTP/1.1 GETs from a
+ * client and to members that cost next to nothing ({@link RawHttp}), so that the process's two
+ * cores go to the data plane's path. With Vert.x's clients beside them (POSTs, HTTP/2, gRPC-framed
+ * calls) the warm-up routed 14,000-22,000 requests in 3 s and the first second after ready ran at
+ * 55-60 % of full speed; without them 42,000-54,000 and 70 %: the JIT compiled their code instead
+ * of the data plane's. So the HTTP/2 paths are warmed only by what they share with HTTP/1.1
+ * (routing, tries, member connections).
  */
 public final class WarmUp {
   /** Connections of cheap HTTP/1.1 GETs during the load, one request in flight on each. */
@@ -44,12 +44,13 @@ public final class WarmUp {
         raw.add(RawHttp.member(vertx).listen(0, "127.0.0.1").await(30, TimeUnit.SECONDS));
       }
       int[] ports = raw.stream().mapToInt(NetServer::actualPort).toArray();
-      return TrainingRun.withDataPlane(
+      return LoopbackDataPlane.with(
           vertx,
           "warm-up",
           (dp, cp) -> {
-            TrainingRun.publish(cp, TrainingRun.pool("training/raw", RawHttp.HOST, "http", ports));
-            return TrainingRun.onLoop(vertx, () -> load(vertx, dp, until));
+            LoopbackDataPlane.publish(
+                cp, LoopbackDataPlane.pool("training/raw", RawHttp.HOST, "http", ports));
+            return LoopbackDataPlane.onLoop(vertx, () -> load(vertx, dp, until));
           });
     } finally {
       for (NetServer r : raw) {
