@@ -24,6 +24,9 @@ import java.util.function.Function;
 public final class TryCourse<T extends TryCourse.Attempt> {
   /** One try: to one member, sent at one time. */
   public interface Attempt {
+    /** The member it goes to. */
+    Endpoint member();
+
     /** When it was sent (nanoseconds of the data plane's clock). */
     long sentAt();
   }

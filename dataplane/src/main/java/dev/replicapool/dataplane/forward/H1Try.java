@@ -15,7 +15,8 @@ abstract class H1Try implements TryCourse.Attempt {
     this.sentAt = sentAt;
   }
 
-  final Endpoint member() {
+  @Override
+  public final Endpoint member() {
     return member;
   }
 

@@ -417,18 +417,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   /**
    * The try the per-try timeout watches (the one in front, else the oldest hedge) had no answer's
-   * head in time: given up as its member's failure, its stream reset; then another try may still
-   * answer, a retry goes out, or the client gets 504 (gRPC: DEADLINE_EXCEEDED).
+   * head in time ({@link TryLoop} noted its member's failure): its stream is reset; then another
+   * try may still answer, a retry goes out, or the client gets 504 (gRPC: DEADLINE_EXCEEDED).
    */
   @Override
-  public void tryTimedOut() {
-    H2Try t = loop.course.watched();
-    if (t == null) {
-      return;
-    }
-    long ms = pool.requests().perTryNanos() / 1_000_000L;
-    String why = pool.aboutMember(t.member(), "did not answer within " + ms + " ms");
-    loop.failed(504, why);
+  public void tryTimedOut(H2Try t, String why) {
     long now = fw.clock.getAsLong();
     switch (loop.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // a hedge sent beside it may still answer in time

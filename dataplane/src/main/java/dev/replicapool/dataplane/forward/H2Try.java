@@ -115,7 +115,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
     return start;
   }
 
-  Endpoint member() {
+  @Override
+  public Endpoint member() {
     return member;
   }
 

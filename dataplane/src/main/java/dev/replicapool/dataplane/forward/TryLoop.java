@@ -43,8 +43,11 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     /** The request's own timeout (or a gRPC call's shorter deadline) passed: it ends now. */
     void requestTimedOut();
 
-    /** The try in front, else the oldest hedge, had no answer's head within the per-try timeout. */
-    void tryTimedOut();
+    /**
+     * Try {@code t} (the one in front, else the oldest hedge) had no answer's head within the
+     * per-try timeout; {@code why} is already the request's failure should no other try answer.
+     */
+    void tryTimedOut(T t, String why);
 
     /** The member went silent mid-exchange for the idle timeout. */
     void memberSilent();
@@ -99,13 +102,25 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
   private void due(Deadlines.Due due) {
     switch (due) {
       case REQUEST -> exchange.requestTimedOut();
-      case TRY -> exchange.tryTimedOut();
+      case TRY -> tryTimedOut();
       case IDLE -> exchange.memberSilent();
       case CLIENT_STALLED -> exchange.clientStalled();
       case CLIENT_SILENT -> exchange.clientSilent();
       case HEDGE -> exchange.hedgeDue(fw.clock.getAsLong());
       case NONE -> {}
     }
+  }
+
+  /** The try the per-try timeout watches is its member's failure (504); the exchange goes on. */
+  private void tryTimedOut() {
+    T t = course.watched();
+    if (t == null) {
+      return;
+    }
+    long ms = pool.requests().perTryNanos() / 1_000_000L;
+    String why = pool.aboutMember(t.member(), "did not answer within " + ms + " ms");
+    failed(504, why);
+    exchange.tryTimedOut(t, why);
   }
 
   /** The first try goes out, or the request queues behind those already waiting. */

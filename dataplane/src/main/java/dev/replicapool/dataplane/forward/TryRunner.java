@@ -210,13 +210,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
   }
 
   @Override
-  public void tryTimedOut() {
-    H1Try t = course.watched();
-    if (t == null) {
-      return;
-    }
-    long ms = pool.requests().perTryNanos() / 1_000_000L;
-    loop.failed(504, pool.aboutMember(t.member(), "did not answer within " + ms + " ms"));
+  public void tryTimedOut(H1Try t, String why) {
     if (t == course.front()) {
       request.dropConnection();
       response.dropPartialHead();

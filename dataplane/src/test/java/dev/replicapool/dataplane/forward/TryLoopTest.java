@@ -94,14 +94,12 @@ class TryLoopTest {
         }
 
         @Override
-        public void tryTimedOut() {
+        public void tryTimedOut(FakeTry t, String why) {
+          assertThat(t).isSameAs(current.course.watched());
+          assertThat(current.failureStatus()).isEqualTo(504);
+          assertThat(current.failureMessage()).isEqualTo(why).contains("within 100 ms");
           TryCourse.AfterLoss after =
-              current.course.lost(
-                  current.course.watched(),
-                  "timeout",
-                  Tries.Outcome.TRY_TIMEOUT,
-                  true,
-                  clock.getAsLong());
+              current.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, true, clock.getAsLong());
           told.add("tryTimedOut: " + after);
           switch (after) {
             case RETRY -> current.retry("timeout");
