@@ -150,13 +150,14 @@ YAML
 }
 
 # dp_start NAME PORT ADMIN FLAGS...: the data plane jar, fed by the local run's operator, with the
-# manifest's arguments (SHIPPED_ARGS); waits until it routes the pool and says it is ready.
+# manifest's arguments (SHIPPED_ARGS) and DP_ARGS after them (data-plane flags of a candidate);
+# waits until it routes the pool and says it is ready.
 dp_start() {
   local name=$1 port=$2 admin=$3; shift 3
-  # shellcheck disable=SC2086 # SHIPPED_ARGS is words
+  # shellcheck disable=SC2086 # SHIPPED_ARGS and DP_ARGS are words
   java "$@" -jar "$DP_JAR" --control-plane 127.0.0.1:$OP_PORT --token-file "$OUT/.local/control-plane-token" \
     --node "$name" --group bench --listen 127.0.0.1:$port --tls-listen off --admin-port 127.0.0.1:$admin \
-    --drain-seconds=10 --access-log=stdout --instances 1 $SHIPPED_ARGS >"$OUT/dataplane-$name.log" 2>&1 &
+    --drain-seconds=10 --access-log=stdout --instances 1 $SHIPPED_ARGS ${DP_ARGS:-} >"$OUT/dataplane-$name.log" 2>&1 &
   PIDS+=($!); eval "${name^^}_PID=$!"
   local end=$((SECONDS + 30))
   until [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOSTHDR" "http://127.0.0.1:$port/track/1")" = 200 ] \

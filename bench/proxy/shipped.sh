@@ -6,11 +6,12 @@
 #    manifests/dataplane.yaml), the manifest's flags (access log to stdout, drain), one event loop;
 #  - "lean": the same jar with the heap flags of bench/proxy/fast.sh (-Xms64m -Xmx256m);
 #  - "candidate", when CANDIDATE="flags..." is set: the image's flags plus these (how the image's
-#    flags are chosen: docs/BENCHMARKS.md);
+#    flags are chosen: docs/BENCHMARKS.md); CANDIDATE_ARGS="--flag=value ..." gives it data-plane
+#    flags after the manifest's (e.g. CANDIDATE_ARGS=--warm-up-seconds=0);
 # both fed by the real operator of a local run (scripts/run-local.sh: API server, operator probing
 # its example pools, sample replicas, all running beside the benchmark as a node has neighbours),
 # with a pool applied by kubectl and completed by the CRD's defaults.
-#   bench/proxy/shipped.sh         ROUNDS=3 DURATION=5 CONNS=32 WARMUP=15
+#   bench/proxy/shipped.sh         ROUNDS=3 DURATION=5 CONNS=32 WARMUP=15 [CANDIDATE=...] [CANDIDATE_ARGS=...]
 NO_HARNESS=1 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-5}; CONNS=${CONNS:-32}; WARMUP=${WARMUP:-15}
 source "$(dirname "$0")/../lib/as-shipped.sh"
@@ -25,10 +26,10 @@ bench_pool_apply
 dp_start shipped $DP_PORT $DP_ADMIN $SHIPPED_FLAGS
 dp_start lean $LEAN_PORT $LEAN_ADMIN -Xms64m -Xmx256m -XX:+UseParallelGC
 TARGETS=(shipped lean haproxy nginx direct)
-if [ -n "${CANDIDATE:-}" ]; then
-  log "candidate JVM flags: $SHIPPED_FLAGS $CANDIDATE"
+if [ -n "${CANDIDATE:-}${CANDIDATE_ARGS:-}" ]; then
+  log "candidate JVM flags: $SHIPPED_FLAGS ${CANDIDATE:-}; data-plane flags: $SHIPPED_ARGS ${CANDIDATE_ARGS:-}"
   # shellcheck disable=SC2086
-  dp_start candidate $CAND_PORT $CAND_ADMIN $SHIPPED_FLAGS $CANDIDATE
+  DP_ARGS="${CANDIDATE_ARGS:-}" dp_start candidate $CAND_PORT $CAND_ADMIN $SHIPPED_FLAGS ${CANDIDATE:-}
   TARGETS+=(candidate)
 fi
 "$KUBECTL" wait --for=condition=Ready rp/bench --timeout=60s >/dev/null
