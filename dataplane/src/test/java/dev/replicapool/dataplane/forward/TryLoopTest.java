@@ -7,6 +7,7 @@ import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
+import dev.replicapool.dataplane.policy.AdmissionQueue;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.HedgePolicy;
 import dev.replicapool.dataplane.policy.IdempotentRequests;
@@ -32,7 +33,9 @@ import org.junit.jupiter.api.Test;
 /**
  * How one request's tries go out, event by event, for a fake exchange (what either protocol's side
  * is told), a real pool router, {@link Tries}, {@link Deadlines} and {@link TryCourse}, and the
- * timer on an embedded event loop whose time the test moves with the data plane's clock.
+ * timer on an embedded event loop whose time the test moves with the data plane's clock; and how
+ * requests of one pool share its members' in-flight slots through its queue ({@link QueueSlot}).
+ * One class past 300 lines: every test drives the same fake exchange and pool set-up.
  */
 class TryLoopTest {
   static final long MS = 1_000_000L;
@@ -57,6 +60,11 @@ class TryLoopTest {
         @Override
         public void budgetExhausted(String pool) {
           counted.add("budget exhausted");
+        }
+
+        @Override
+        public void queue(String pool, String outcome) {
+          counted.add("queue " + outcome);
         }
       };
 
@@ -156,7 +164,29 @@ class TryLoopTest {
             0,
             null,
             IdempotentRequests.DEFAULT);
-    RetryPolicy retry = new RetryPolicy(2, false);
+    return request(pool(members, rp));
+  }
+
+  /**
+   * A pool of {@code members}, at most {@code maxPerMember} requests in flight on each, and a queue
+   * of {@code depth} requests waiting at most {@code queueMs} for a slot; no timeouts, no budget.
+   */
+  PoolRuntime limitedPool(int members, int maxPerMember, int depth, long queueMs) {
+    return pool(
+        members,
+        new RequestPolicy(
+            0,
+            0,
+            0,
+            null,
+            new RetryBudgetWindow(0, 0, clock),
+            new LatencyWindow(clock),
+            maxPerMember,
+            new AdmissionQueue(depth, queueMs * MS, clock),
+            IdempotentRequests.DEFAULT));
+  }
+
+  PoolRuntime pool(int members, RequestPolicy rp) {
     PoolSnapshot snapshot =
         PoolSnapshotBuilder.builder()
             .pool("a/p")
@@ -165,21 +195,30 @@ class TryLoopTest {
             .hosts(List.of("p.example"))
             .members(List.of())
             .build();
-    PoolRuntime pool =
-        new PoolRuntime(
-            snapshot,
-            TestRouters.roundRobin(members, clock),
-            List.of("p.example"),
-            null,
-            null,
-            retry,
-            null,
-            rp);
+    return new PoolRuntime(
+        snapshot,
+        TestRouters.roundRobin(members, clock),
+        List.of("p.example"),
+        null,
+        null,
+        RETRY,
+        null,
+        rp);
+  }
+
+  static final RetryPolicy RETRY = new RetryPolicy(2, false);
+
+  /**
+   * A request of {@code pool}, made the current one; its tries' ends free their members' slots, as
+   * either protocol's accounts do.
+   */
+  TryLoop<FakeTry> request(PoolRuntime pool) {
+    RequestPolicy rp = pool.requests();
     Forwarding fw =
         new Forwarding(
             ProxySettings.defaults(), () -> null, observer, clock, "test", null, null, null);
     long now = clock.getAsLong();
-    Tries tries = new Tries(retry, rp, true, true);
+    Tries tries = new Tries(RETRY, rp, true, true);
     Deadlines deadlines = new Deadlines(now, rp.requestNanos(), rp.perTryNanos(), 0);
     TryCourse.Accounts<FakeTry> accounts =
         new TryCourse.Accounts<>() {
@@ -189,6 +228,7 @@ class TryLoopTest {
           @Override
           public void ended(FakeTry t, TryCourse.End end, boolean inFront, String label, long at) {
             told.add("ended " + t.member().host() + " " + end);
+            rp.released(t.member());
           }
         };
     current =
@@ -299,5 +339,75 @@ class TryLoopTest {
     loop.start();
     loop.finish();
     assertThat(counted).isEmpty();
+  }
+
+  @Test
+  void whileEveryMemberIsFullARequestWaitsInTheQueueAndTakesTheFirstFreedSlot() {
+    PoolRuntime pool = limitedPool(1, 1, 1, 50);
+    TryLoop<FakeTry> first = request(pool);
+    first.start();
+    assertThat(told).containsExactly("open 10.0.0.1");
+
+    request(pool).start(); // the member is full: it waits
+    assertThat(told).containsExactly("open 10.0.0.1");
+    assertThat(counted).containsExactly("queue queued");
+
+    request(pool).start(); // the queue of one is full too
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1",
+            "localAnswer 503 every member of pool a/p is at its limit of 1 requests in flight"
+                + " and its queue is full");
+    assertThat(counted).containsExactly("queue queued", "queue overflow");
+
+    // The first answer is over: its protocol frees the member's slot, which goes to the one
+    // waiting.
+    pool.requests().released(first.course.endFront().member());
+    first.finish();
+    channel.runPendingTasks();
+    assertThat(told).hasSize(3).endsWith("open 10.0.0.1");
+    assertThat(counted).containsExactly("queue queued", "queue overflow", "queue admitted");
+  }
+
+  @Test
+  void aRequestThatWaitedInVainIsAnswered503NamingTheLimit() {
+    PoolRuntime pool = limitedPool(1, 1, 2, 50);
+    request(pool).start();
+    request(pool).start();
+    advanceMillis(49);
+    assertThat(told).containsExactly("open 10.0.0.1");
+    advanceMillis(1);
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1",
+            "localAnswer 503 no member of pool a/p had a free slot within 50 ms"
+                + " (maxRequestsPerMember 1)");
+    assertThat(counted).containsExactly("queue queued", "queue timeout");
+  }
+
+  @Test
+  void aRequestArrivingWhileOthersWaitQueuesBehindThemEvenIfASlotIsFreeAndTheyGoInOrder() {
+    PoolRuntime pool = limitedPool(1, 1, 4, 1_000);
+    TryLoop<FakeTry> a = request(pool);
+    a.start();
+    TryLoop<FakeTry> b = request(pool);
+    b.start();
+    TryLoop<FakeTry> c = request(pool);
+    c.start();
+    assertThat(counted).containsExactly("queue queued", "queue queued");
+
+    pool.requests().released(a.course.endFront().member()); // b is woken, not yet on its way
+    TryLoop<FakeTry> d = request(pool);
+    d.start(); // c still waits: d queues behind it, though the slot is free this instant
+    assertThat(counted).containsExactly("queue queued", "queue queued", "queue queued");
+    channel.runPendingTasks();
+    assertThat(b.course.front()).as("the longest waiting took the slot").isNotNull();
+    assertThat(counted).endsWith("queue admitted");
+
+    pool.requests().released(b.course.endFront().member());
+    channel.runPendingTasks();
+    assertThat(c.course.front()).as("then the next in line").isNotNull();
+    assertThat(d.course.front()).isNull();
+    assertThat(pool.requests().queue().depth()).isEqualTo(1);
   }
 }
