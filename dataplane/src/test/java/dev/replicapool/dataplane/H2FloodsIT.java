@@ -92,6 +92,17 @@ class H2FloodsIT extends DataPlaneTestBase {
    */
   static final Flood HPACK_BOMB = out -> out.write(Frames.HPACK_BOMB);
 
+  /**
+   * Not an attack: the HPACK bomb's first stream (a fair request carrying the field the bomb then
+   * names) and a connection error right after (a PING on a stream), so that the connection ends as
+   * soon as the bomb's does. A control: what the bomb's connections cost without their bomb.
+   */
+  static final Flood FAIR_REQUEST_THEN_ERROR =
+      out -> {
+        out.write(frame(0x1, 0x5, 1, RawH2Frames.hpackBombLoad(HOST)));
+        out.write(frame(0x6, 0x0, 1, new byte[8]));
+      };
+
   /** The floods' frames, built on first use. */
   static final class Frames {
     static final byte[] CONTINUATION = frame(0x9, 0x0, 1, fields(16_000));
@@ -192,20 +203,29 @@ class H2FloodsIT extends DataPlaneTestBase {
    * Each flood again and again for 2 s, a new attacking connection as soon as the last was closed,
    * while the well-behaved client sends request after request: its p99 over the hundreds of answers
    * it gets meanwhile, against its quiet p99 (one flood closed within milliseconds leaves it only a
-   * handful). Every attacking connection is closed and counted. First, as a control, the same
-   * CONTINUATION bytes go to a socket that is not the data plane's (it reads 16 KB and closes, as
-   * the data plane does): what the attacker's writing alone costs the client on this machine.
+   * handful). Every attacking connection is closed and counted. Three controls tell the floods'
+   * cost from what surrounds them: the CONTINUATION flood's and the HPACK bomb's bytes written to a
+   * socket that is not the data plane's (it reads about what the data plane reads of them, then
+   * closes), what the attacker's writing alone costs the client on this machine; and the HPACK
+   * bomb's first stream alone, a fair request on a connection that then ends in an error, what the
+   * bomb's connections cost without their bomb.
    */
   @Test
   void aBystanderKeepsItsLatencyWhileFloodsFollowOneAnother() throws Exception {
     Map<String, Integer> closed = new TreeMap<>();
     record Case(String name, Flood flood, Reading reading, String error) {}
     ServerSocket sink = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    threads.submit(() -> readAndClose(sink, 16_000));
+    threads.submit(() -> readAndClose(sink));
     for (Case c :
         List.of(
             new Case("control, CONTINUATION to a sink", CONTINUATION, Reading.WHILE_FLOODING, null),
             new Case("CONTINUATION", CONTINUATION, Reading.WHILE_FLOODING, "PROTOCOL_ERROR"),
+            new Case("control, HPACK bomb to a sink", HPACK_BOMB, Reading.WHILE_FLOODING, null),
+            new Case(
+                "control, the HPACK bomb's fair request alone",
+                FAIR_REQUEST_THEN_ERROR,
+                Reading.WHILE_FLOODING,
+                "PROTOCOL_ERROR"),
             new Case("HPACK bomb", HPACK_BOMB, Reading.WHILE_FLOODING, "ENHANCE_YOUR_CALM"),
             new Case("PING", PINGS, Reading.AFTER_THE_FLOOD, "ENHANCE_YOUR_CALM"),
             new Case("SETTINGS", SETTINGS, Reading.AFTER_THE_FLOOD, "ENHANCE_YOUR_CALM"))) {
@@ -214,9 +234,12 @@ class H2FloodsIT extends DataPlaneTestBase {
       Future<List<Integer>> bystander = startBystander(nanos);
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
       int attacks = 0;
+      long sent = 0;
+      // the sink reads about what the data plane reads of this flood before it closes
+      sinkBytes = c.flood == HPACK_BOMB ? 80_000 : 16_000;
       int port = c.error == null ? sink.getLocalPort() : dp.trafficPort();
       do {
-        attacker(c.flood, c.reading, port);
+        sent += attacker(c.flood, c.reading, port).sentBytes();
         attacks++;
       } while (System.nanoTime() < end);
       Latencies underAttack = stopBystander(bystander, nanos, quiet);
@@ -228,7 +251,9 @@ class H2FloodsIT extends DataPlaneTestBase {
               + c.name
               + ": "
               + attacks
-              + " attacking connections in 2 s; bystander "
+              + " attacking connections in 2 s ("
+              + sent / 1000
+              + " KB sent); bystander "
               + underAttack.nanos().length
               + " answers, all 200, p50 "
               + underAttack.p50Millis()
@@ -403,8 +428,11 @@ class H2FloodsIT extends DataPlaneTestBase {
     }
   }
 
-  /** Accepts connections until closed; reads {@code bytes} of each, then closes it. */
-  Void readAndClose(ServerSocket server, int bytes) throws IOException {
+  /** How much of each connection {@link #readAndClose} reads before it closes it. */
+  volatile int sinkBytes = 16_000;
+
+  /** Accepts connections until closed; reads {@link #sinkBytes} of each, then closes it. */
+  Void readAndClose(ServerSocket server) throws IOException {
     while (!server.isClosed()) {
       Socket c;
       try {
@@ -414,7 +442,7 @@ class H2FloodsIT extends DataPlaneTestBase {
       }
       try (c) {
         byte[] b = new byte[16_384];
-        for (int n = 0, r; n < bytes && (r = c.getInputStream().read(b)) > 0; ) {
+        for (int n = 0, r; n < sinkBytes && (r = c.getInputStream().read(b)) > 0; ) {
           n += r;
         }
       } catch (IOException reset) {
