@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * that opens with the HTTP/2 preface is handed to the HTTP/2 side instead.
  *
  * <p>One instance per connection, touched on its event loop only. Why it is over 300 lines: it is
- * the state machine of one connection (head, body, pipelined bytes, tunnel, drain, half-close), and
+ * the state machine of one connection ({@link Reading}; pipelined bytes, drain, half-close), and
  * each transition reads and sets the others' state; split in two, each half would have to reach
  * into the other's fields. What needs none of that state lives in the classes above.
  */
@@ -52,13 +52,28 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private final RequestBodyFraming bodyFraming;
   private HeaderTimer headerTimer;
   private Http1Exchange ex;
-  private boolean readingBody;
-  private boolean discarding;
-  private boolean closing;
-  private boolean tunnel;
+
+  /** Where reading the connection stands: one request at a time, its head, then its body. */
+  private enum Reading {
+    /** With h2c on, before the first bytes tell HTTP/1.x from the HTTP/2 preface. */
+    DETECTING,
+    /** Waiting for or reading a request head (also while the last response still goes out). */
+    HEAD,
+    /** The current request's body, passed on to its exchange. */
+    BODY,
+    /**
+     * The rest of a body already answered: read and dropped so that the next request can follow.
+     */
+    DISCARDING,
+    /** After 101 Switching Protocols: bytes flow both ways, not read as HTTP. */
+    TUNNEL,
+    /** Nothing more is read: the connection closes, or the HTTP/2 side took it over. */
+    CLOSED
+  }
+
+  private Reading reading;
   private Tunnels.Tunnel openTunnel;
   private String clientAddress;
-  private boolean detecting;
   private boolean readPaused;
 
   /**
@@ -76,7 +91,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   public Http1Connection(Forwarding fw, Setup setup) {
     this.fw = fw;
     this.setup = setup;
-    this.detecting = setup.h2cPreface();
+    this.reading = setup.h2cPreface() ? Reading.DETECTING : Reading.HEAD;
     this.headReader = new RequestHeadReader(fw.settings, head, setup.h2cPreface());
     this.bodyFraming = new RequestBodyFraming(fw.settings.maxBodyBytes());
   }
@@ -96,15 +111,15 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     ByteBuf buf = (ByteBuf) msg;
-    if (closing) {
+    if (reading == Reading.CLOSED) {
       buf.release();
       return;
     }
-    if (tunnel) {
+    if (reading == Reading.TUNNEL) {
       openTunnel.upstream().write(buf, openTunnel.upstream().voidPromise());
       return;
     }
-    if (readingBody && !in.hasBytes()) {
+    if (inBody() && !in.hasBytes()) {
       body(buf);
       return;
     }
@@ -114,8 +129,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   /** Works through what is buffered: heads, then body bytes, one request at a time. */
   private void process() {
-    while (in.hasBytes() && !closing && !tunnel) {
-      if (readingBody) {
+    while (in.hasBytes() && reading != Reading.CLOSED && reading != Reading.TUNNEL) {
+      if (inBody()) {
         body(in.takeAll());
         continue;
       }
@@ -123,7 +138,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
         pauseReadingIfBuffered();
         return; // pipelined: waits for the response before it
       }
-      if (detecting && !detect()) {
+      if (reading == Reading.DETECTING && !detect()) {
         return;
       }
       if (!startRequest()) {
@@ -137,16 +152,15 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private boolean detect() {
     int preface = RequestHeadReader.preface(in.peek());
     if (preface < 0) {
-      detecting = false;
+      reading = Reading.HEAD;
       return true;
     }
     if (preface == 0) {
       return false;
     }
-    detecting = false;
     ByteBuf received = in.takeAll();
     cancelHeaderTimer();
-    closing = true; // this handler is done; the HTTP/2 side owns the connection now
+    reading = Reading.CLOSED; // this handler is done; the HTTP/2 side owns the connection now
     setup.h2().switchToH2(ctx, received);
     return false;
   }
@@ -158,7 +172,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       return false;
     }
     if (len == RequestHeadReader.NOT_HTTP) {
-      closing = true;
+      reading = Reading.CLOSED;
       cancelHeaderTimer();
       in.release();
       ctx.close();
@@ -196,8 +210,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void beginBody() {
-    readingBody = !head.bodyless();
-    discarding = false;
+    reading = head.bodyless() ? Reading.HEAD : Reading.BODY;
     bodyFraming.begin(head);
   }
 
@@ -217,21 +230,20 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     }
     boolean last = bodyFraming.last();
     ByteBuf part = take == readable ? buf : buf.readRetainedSlice(take);
-    if (ex != null && !discarding) {
-      ex.requestBody(part, last);
+    if (ex != null && reading != Reading.DISCARDING) {
+      ex.requestBody(part, last); // which may answer, or close, at once
     } else {
       part.release();
     }
-    if (last) {
-      readingBody = false;
-      if (discarding) {
-        discarding = false;
-        requestFinished(closeAfterThis);
-      }
+    if (last && reading == Reading.BODY) {
+      reading = Reading.HEAD;
+    } else if (last && reading == Reading.DISCARDING) {
+      reading = Reading.HEAD;
+      requestFinished(closeAfterThis);
     }
     if (take < readable) {
       in.add(buf);
-      if (!readingBody) {
+      if (!inBody()) {
         process();
       }
     }
@@ -239,10 +251,10 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    if (ex != null && !tunnel) {
-      ex.flushUpstream();
-    } else if (tunnel) {
+    if (reading == Reading.TUNNEL) {
       openTunnel.upstream().flush();
+    } else if (ex != null) {
+      ex.flushUpstream();
     }
     ctx.flush();
   }
@@ -315,8 +327,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   private void localAnswer(int status, String message, String pool) {
     answer(status, message, pool, closeAfterThis);
     fw.observer.response(pool, status, 0);
-    if (readingBody) {
-      discarding = true; // the rest of the body is read and dropped
+    if (inBody()) {
+      reading = Reading.DISCARDING; // the rest of the body is read and dropped
     } else {
       requestFinished(closeAfterThis);
     }
@@ -328,9 +340,9 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     ex = null;
-    if (readingBody) {
+    if (inBody()) {
       // Answered before the body ended: drop the rest of it, then go on (or close when asked).
-      discarding = true;
+      reading = Reading.DISCARDING;
       closeAfterThis |= close;
       return;
     }
@@ -350,7 +362,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     if (in.hasBytes()) {
       process();
     }
-    if (inputClosed && ex == null && !closing && !in.hasBytes()) {
+    if (inputClosed && ex == null && reading != Reading.CLOSED && !in.hasBytes()) {
       closeSoon(); // the client sent nothing more and everything it sent is answered
     }
   }
@@ -358,19 +370,20 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   /** The response broke off half-way: the client cannot be answered properly. */
   void brokenResponse() {
     ex = null;
-    closing = true;
+    reading = Reading.CLOSED;
     ctx.flush();
     ctx.close();
   }
 
   /** The body is too large or cannot be framed: answered at once, then the connection closes. */
   private void clientBodyFailed(int status, String message) {
-    readingBody = false;
+    boolean discarded = reading == Reading.DISCARDING;
+    reading = Reading.HEAD;
     if (ex != null) {
       Http1Exchange e = ex;
       ex = null;
       e.abort(status, message);
-    } else if (!discarding) {
+    } else if (!discarded) {
       answer(status, message, "none", true);
     }
     closeSoon();
@@ -383,7 +396,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void closeSoon() {
-    closing = true;
+    reading = Reading.CLOSED;
     cancelHeaderTimer();
     in.release();
     ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
@@ -392,8 +405,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   /** 101 Switching Protocols: bytes flow both ways over {@code up}; its try stays in flight. */
   void tunnel(H1Upstream up, Endpoint member, ByteBuf firstBytes) {
     ex = null;
-    tunnel = true;
-    readingBody = false;
+    reading = Reading.TUNNEL;
     openTunnel = fw.tunnels.opened(member, ctx.channel(), up.channel());
     up.channel().pipeline().replace(up, "tunnel", new TunnelEnd(ctx.channel(), () -> {}));
     if (firstBytes.isReadable()) {
@@ -419,9 +431,9 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     inputClosed = true;
-    if (tunnel) {
+    if (reading == Reading.TUNNEL) {
       ctx.close();
-    } else if (readingBody) {
+    } else if (inBody()) {
       Http1Exchange e = ex;
       ex = null;
       if (e != null) {
@@ -436,7 +448,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     boolean writable = ctx.channel().isWritable();
-    if (tunnel) {
+    if (reading == Reading.TUNNEL) {
       openTunnel.upstream().config().setAutoRead(writable);
     } else if (ex != null) {
       ex.clientWritable(writable);
@@ -446,7 +458,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    closing = true;
+    reading = Reading.CLOSED;
     cancelHeaderTimer();
     in.release();
     Http1Exchange e = ex;
@@ -473,8 +485,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     h.draining = true;
-    if (h.ex == null && !h.readingBody && !h.tunnel) {
-      h.closing = true;
+    if (h.ex == null && h.betweenRequests()) {
+      h.reading = Reading.CLOSED;
       c.close();
     }
   }
@@ -490,15 +502,25 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   }
 
   boolean closing() {
-    return closing;
+    return reading == Reading.CLOSED;
   }
 
   /** No request head in time (slowloris, or an idle keep-alive connection). */
   void headerTimedOut() {
-    if (ex == null && !readingBody && !tunnel) {
-      closing = true;
+    if (ex == null && betweenRequests()) {
+      reading = Reading.CLOSED;
       ctx.close();
     }
+  }
+
+  /** A request's body is being read (passed on, or dropped after an early answer). */
+  private boolean inBody() {
+    return reading == Reading.BODY || reading == Reading.DISCARDING;
+  }
+
+  /** No body being read and no tunnel: a close loses nothing the client sent. */
+  private boolean betweenRequests() {
+    return !inBody() && reading != Reading.TUNNEL;
   }
 
   /** Releases what the handler holds when it leaves the pipeline (a switch to HTTP/2). */
