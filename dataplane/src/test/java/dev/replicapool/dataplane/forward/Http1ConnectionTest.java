@@ -69,6 +69,13 @@ class Http1ConnectionTest {
     return all.toString();
   }
 
+  /** The connection reads no more and is closed. */
+  void assertClosed(Http1Connection c) {
+    channel.runPendingTasks();
+    assertThat(c.closing()).isTrue();
+    assertThat(channel.isOpen()).isFalse();
+  }
+
   static int count(String s, String part) {
     int n = 0;
     for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) {
@@ -118,9 +125,7 @@ class Http1ConnectionTest {
     String out = answers();
     assertThat(out).startsWith("HTTP/1.1 400 Bad Request").contains("connection: close");
     assertThat(count(out, "HTTP/1.1 ")).as("the request after it is not read").isEqualTo(1);
-    assertThat(c.closing()).isTrue();
-    channel.runPendingTasks();
-    assertThat(channel.isOpen()).isFalse();
+    assertClosed(c);
   }
 
   @Test
@@ -128,8 +133,7 @@ class Http1ConnectionTest {
     Http1Connection c = connection(true);
     send("BREW /pot HTCPCP/1.0\r\n\r\n");
     assertThat(answers()).isEmpty();
-    assertThat(c.closing()).isTrue();
-    assertThat(channel.isOpen()).isFalse();
+    assertClosed(c);
   }
 
   @Test
@@ -139,31 +143,21 @@ class Http1ConnectionTest {
     String out = answers();
     assertThat(count(out, NOT_FOUND)).as("what follows the close is not read").isEqualTo(1);
     assertThat(out).contains("connection: close");
-    assertThat(c.closing()).isTrue();
-    channel.runPendingTasks();
-    assertThat(channel.isOpen()).isFalse();
+    assertClosed(c);
   }
 
+  /** A half-close after a whole request, and one that cuts a body off: answered, then closed. */
   @Test
-  void aClientThatHalfClosesIsAnsweredThenClosed() {
-    Http1Connection c = connection(false);
-    send(GET);
-    assertThat(count(answers(), NOT_FOUND)).isEqualTo(1);
-    channel.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-    channel.runPendingTasks();
-    assertThat(c.closing()).isTrue();
-    assertThat(channel.isOpen()).isFalse();
-  }
-
-  @Test
-  void aBodyCutOffByAHalfCloseIsGivenUp() {
-    Http1Connection c = connection(false);
-    send("POST /a HTTP/1.1\r\nHost: nowhere.example\r\nContent-Length: 10\r\n\r\n123");
-    assertThat(count(answers(), NOT_FOUND)).isEqualTo(1);
-    channel.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
-    channel.runPendingTasks();
-    assertThat(c.closing()).isTrue();
-    assertThat(channel.isOpen()).isFalse();
+  void aClientThatHalfClosesIsAnsweredThenClosedEvenMidBody() {
+    for (String request :
+        List.of(
+            GET, "POST /a HTTP/1.1\r\nHost: nowhere.example\r\nContent-Length: 10\r\n\r\n123")) {
+      Http1Connection c = connection(false);
+      send(request);
+      assertThat(count(answers(), NOT_FOUND)).isEqualTo(1);
+      channel.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+      assertClosed(c);
+    }
   }
 
   @Test
@@ -178,9 +172,7 @@ class Http1ConnectionTest {
     Http1Connection.drain(channel);
     assertThat(channel.isOpen()).as("in a body: kept until it ends").isTrue();
     send("34");
-    channel.runPendingTasks();
-    assertThat(c.closing()).isTrue();
-    assertThat(channel.isOpen()).isFalse();
+    assertClosed(c);
   }
 
   @Test
