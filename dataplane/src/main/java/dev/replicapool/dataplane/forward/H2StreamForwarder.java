@@ -58,8 +58,24 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private final boolean tls;
   private final long start;
   private ChannelHandlerContext ctx;
+
+  /** Where the client's side of the stream stands. */
+  enum ClientStream {
+    /** Its request's head is not read yet. */
+    HEAD,
+    /** The head is read, its body still comes. */
+    BODY,
+    /** The whole request is here. */
+    WHOLE,
+    /** The stream ended (answered, reset or given up): what the client still sends is dropped. */
+    DONE
+  }
+
+  private ClientStream clientStream = ClientStream.HEAD;
+
+  /** The request's headers as its members get them; null until its head is read. */
   private Http2Headers requestHeaders;
-  private boolean requestEnded;
+
   private final H2RequestBody body = new H2RequestBody();
 
   /**
@@ -72,7 +88,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private Tries tries;
   private boolean grpc;
   private int status;
-  private boolean done;
   private Deadlines deadlines;
   private String setCookie;
 
@@ -93,11 +108,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (done) {
+    if (clientStream == ClientStream.DONE) {
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (requestHeaders == null && msg instanceof Http2HeadersFrame h) {
+    if (clientStream == ClientStream.HEAD && msg instanceof Http2HeadersFrame h) {
       begin(h);
       return;
     }
@@ -115,9 +130,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
     boolean ends = H2Frames.endsStream(f);
     if (ends) {
-      requestEnded = true;
+      clientStream = ClientStream.WHOLE;
     }
-    deadlines.clientSent(fw.clock.getAsLong(), requestEnded);
+    deadlines.clientSent(fw.clock.getAsLong(), ends);
     if (!body.add(f)) {
       tries.bodyNotKept(); // too big to send twice: only a try that sent nothing may be followed
     }
@@ -145,7 +160,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   private void begin(Http2HeadersFrame h) {
     Http2Headers in = h.headers();
-    requestEnded = h.isEndStream();
+    clientStream = h.isEndStream() ? ClientStream.WHOLE : ClientStream.BODY;
     grpc = H2RequestHeaders.grpc(in);
     String client = H2RequestHeaders.clientAddress(ctx.channel());
     RequestTrace.Incoming traced =
@@ -185,7 +200,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     tries = new Tries(pool.retry(), pool.requests(), idempotent, true, key.value());
     RequestPolicy rp = pool.requests();
     deadlines = new Deadlines(start, rp.requestNanos(), rp.perTryNanos(), rp.idleNanos());
-    if (!requestEnded) {
+    if (clientStream == ClientStream.BODY) {
       deadlines.requestOwed(start);
     }
     if (tries.hedgeable()) {
@@ -233,7 +248,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    */
   @Override
   public void hedgeDue(long now) {
-    if (!requestEnded) {
+    if (clientStream != ClientStream.WHOLE) {
       return; // not due before the request's end (Deadlines), which re-arms the timer
     }
     H2Try h = loop.course.hedgeDue(now, e -> newTry(e, now));
@@ -244,7 +259,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public boolean carries(H2Try t) {
-    return !done && loop.course.carries(t);
+    return clientStream != ClientStream.DONE && loop.course.carries(t);
   }
 
   @Override
@@ -257,7 +272,9 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       headers.set("traceparent", traceparent);
     }
     if (t == loop.course.front()) {
-      stream.write(new DefaultHttp2HeadersFrame(headers, requestEnded && body.nothingPending()));
+      stream.write(
+          new DefaultHttp2HeadersFrame(
+              headers, clientStream == ClientStream.WHOLE && body.nothingPending()));
       writeBody(stream);
     } else { // a hedge: the request is whole, kept, and sent as it is
       List<Http2StreamFrame> frames = body.copy();
@@ -339,7 +356,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (upstream != null) {
       upstream.config().setAutoRead(writable);
     }
-    if (done || loop == null) {
+    if (clientStream == ClientStream.DONE || loop == null) {
       return;
     }
     // While the member is not read, its silence is the client's (a zero window, a slow reader).
@@ -394,7 +411,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   private void cancel() {
-    if (done) {
+    if (clientStream == ClientStream.DONE) {
       return;
     }
     abort("aborted");
@@ -518,10 +535,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   private void finish(int code) {
-    if (done) {
+    if (clientStream == ClientStream.DONE) {
       return;
     }
-    done = true;
+    clientStream = ClientStream.DONE;
     if (loop != null) {
       loop.finish(); // the timer stops, hedges still out lose, the queue is left
     }
