@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * each transition reads and sets the others' state; split in two, each half would have to reach
  * into the other's fields. What needs none of that state lives in the classes above.
  */
-public final class Http1Connection extends ChannelInboundHandlerAdapter {
+public final class Http1Connection extends ChannelInboundHandlerAdapter
+    implements ClientOutput.Client {
   /** What the listener decides per connection. */
   public record Setup(
       String dedicatedPool, boolean tls, boolean h2cPreface, H2Switch h2, boolean overH2) {}
@@ -261,7 +262,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
 
   // ---- what the exchange tells ---------------------------------------------------------------
 
-  ByteBufAllocator alloc() {
+  @Override
+  public ByteBufAllocator alloc() {
     return ctx.alloc();
   }
 
@@ -270,7 +272,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
   }
 
   /** Whether the client reads answers while it sends (an HTTP/2 stream). */
-  boolean fullDuplex() {
+  @Override
+  public boolean fullDuplex() {
     return setup.overH2();
   }
 
@@ -282,11 +285,13 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter {
     return draining || fw.draining();
   }
 
-  void write(ByteBuf b) {
+  @Override
+  public void write(ByteBuf b) {
     ctx.write(b, ctx.voidPromise());
   }
 
-  void flush() {
+  @Override
+  public void flush() {
     ctx.flush();
   }
 

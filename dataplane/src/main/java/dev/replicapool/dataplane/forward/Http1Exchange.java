@@ -101,7 +101,7 @@ final class Http1Exchange implements H1Upstream.User {
     deadlines.clientSent(fw.clock.getAsLong(), last);
     record.bytesIn(bytes.readableBytes());
     if (out.clientBody(bytes, last, finished)) {
-      releaseDeferred();
+      releaseKept();
     }
     if (last) {
       runner.armTimer(); // a hedge's delay counts from the body's end (Deadlines)
@@ -111,7 +111,7 @@ final class Http1Exchange implements H1Upstream.User {
   /** The end of a read from the client. */
   void flushUpstream() {
     if (out.readEnded()) {
-      releaseDeferred();
+      releaseKept();
     }
     request.flush();
   }
@@ -359,8 +359,8 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   /** The client's body is complete: the answer kept back meanwhile goes out. */
-  private void releaseDeferred() {
-    if (out.releaseDeferred()) {
+  private void releaseKept() {
+    if (out.releaseKept()) {
       ended();
     }
   }

@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
  * when a connection is taken, given back or dropped; {@link ResponseRelay} pauses its reads while
  * an answer waits for the client. Event loop only.
  */
-final class RequestRelay {
+final class RequestRelay implements ClientOutput.Request {
   /**
    * The most body bytes kept for a retry; a bigger request is not sent twice once some went out.
    */
@@ -113,7 +113,8 @@ final class RequestRelay {
   }
 
   /** Body bytes from the client, on their way or queued until a connection is there. */
-  void body(ByteBuf bytes) {
+  @Override
+  public void body(ByteBuf bytes) {
     keep(bytes);
     if (upstream == null) {
       if (queued == null) {
@@ -136,7 +137,8 @@ final class RequestRelay {
     }
   }
 
-  void end() {
+  @Override
+  public void end() {
     ended = true;
   }
 
@@ -181,7 +183,8 @@ final class RequestRelay {
   }
 
   /** Whether the client's body is complete (or there is none). */
-  boolean ended() {
+  @Override
+  public boolean ended() {
     return ended;
   }
 
@@ -250,7 +253,8 @@ final class RequestRelay {
   }
 
   /** Reads from the member follow whether the client can take more. */
-  void memberReads(boolean on) {
+  @Override
+  public void memberReads(boolean on) {
     if (upstream != null) {
       upstream.channel().config().setAutoRead(on);
     }
