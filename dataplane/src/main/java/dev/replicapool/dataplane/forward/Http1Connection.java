@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * into the other's fields. What needs none of that state lives in the classes above.
  */
 public final class Http1Connection extends ChannelInboundHandlerAdapter
-    implements ClientOutput.Client {
+    implements ResponseRelay.Client {
   /** What the listener decides per connection. */
   public record Setup(
       String dedicatedPool, boolean tls, boolean h2cPreface, H2Switch h2, boolean overH2) {}
@@ -277,11 +277,13 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
     return setup.overH2();
   }
 
-  boolean http10() {
+  @Override
+  public boolean http10() {
     return head.http10();
   }
 
-  boolean draining() {
+  @Override
+  public boolean draining() {
     return draining || fw.draining();
   }
 

@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
  * when a connection is taken, given back or dropped; {@link ResponseRelay} pauses its reads while
  * an answer waits for the client. Event loop only.
  */
-final class RequestRelay implements ClientOutput.Request {
+final class RequestRelay implements ClientOutput.Request, ResponseRelay.Request {
   /**
    * The most body bytes kept for a retry; a bigger request is not sent twice once some went out.
    */
@@ -248,7 +248,8 @@ final class RequestRelay implements ClientOutput.Request {
   }
 
   /** The connection must not carry another request. */
-  void spend() {
+  @Override
+  public void spend() {
     spent = true;
   }
 

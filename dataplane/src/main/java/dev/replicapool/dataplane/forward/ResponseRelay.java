@@ -19,6 +19,21 @@ final class ResponseRelay {
   private static final int HOLD_LIMIT = ClientOutput.HOLD_LIMIT;
   private static final int COALESCE = 2048;
 
+  /** The client connection, as far as an answer's head needs it ({@link Http1Connection}). */
+  interface Client extends ClientOutput.Client {
+    /** Whether the client spoke HTTP/1.0 (its connection closes after the answer). */
+    boolean http10();
+
+    /** Whether the data plane drains (the answer tells the client its connection closes). */
+    boolean draining();
+  }
+
+  /** The member's side of the request ({@link RequestRelay}). */
+  interface Request {
+    /** The member connection carries no other request: bytes beyond the answer, or it closes. */
+    void spend();
+  }
+
   /** What a piece of the body did to the answer. */
   enum BodyRead {
     MORE,
@@ -26,8 +41,8 @@ final class ResponseRelay {
     MALFORMED
   }
 
-  private final Http1Connection client;
-  private final RequestRelay request;
+  private final Client client;
+  private final Request request;
   private final ClientOutput out;
   private final ResponseHead head;
   private final boolean headRequest;
@@ -41,20 +56,34 @@ final class ResponseRelay {
   /** The start of a head that has not all come yet. */
   private ByteBuf partial;
 
+  /** Where the answer of the try in front stands. */
+  enum Phase {
+    /** Its head is being read. */
+    HEAD,
+    /**
+     * Its head is in; it has not begun, or it was held and ended (it goes, or a retry replaces it).
+     */
+    HEAD_READ,
+    /** Its head and body are held: a retry may replace it. */
+    HOLDING,
+    /** Some of it went to the client: it can no longer be answered anew. */
+    PASSED
+  }
+
+  private Phase phase = Phase.HEAD;
   private String invalid;
-  private boolean headDone;
-  private boolean started;
   private long left;
   private boolean closeClient;
+
+  /** An answer held for a retry: it goes out should no other try answer; it outlives its try. */
   private ByteBuf held;
-  private boolean holding;
 
   /** The response head, waiting to go out with the first body bytes in one write. */
   private ByteBuf pendingHead;
 
   ResponseRelay(
-      Http1Connection client,
-      RequestRelay request,
+      Client client,
+      Request request,
       ClientOutput out,
       ResponseHead head,
       boolean headRequest,
@@ -102,7 +131,7 @@ final class ResponseRelay {
       }
       if (!head.interim()) {
         buf.skipBytes(len);
-        headDone = true;
+        phase = Phase.HEAD_READ;
         return buf;
       }
       ByteBuf interim = buf.readRetainedSlice(len);
@@ -119,8 +148,12 @@ final class ResponseRelay {
     return invalid;
   }
 
+  Phase phase() {
+    return phase;
+  }
+
   boolean headDone() {
-    return headDone;
+    return phase != Phase.HEAD;
   }
 
   int status() {
@@ -139,7 +172,7 @@ final class ResponseRelay {
   /** The head is in: the answer is held ({@code hold}, a retry may replace it) or begins. */
   void begin(boolean hold) {
     if (hold) {
-      holding = true;
+      phase = Phase.HOLDING;
       held = client.alloc().buffer(512);
       head.writeDownstream(held, closeClient, setCookie);
     } else {
@@ -157,7 +190,7 @@ final class ResponseRelay {
   }
 
   private void start() {
-    started = true;
+    phase = Phase.PASSED;
     if (client.http10() || head.framing() == ResponseHead.Framing.UNTIL_CLOSE) {
       closeClient = true;
     }
@@ -200,12 +233,11 @@ final class ResponseRelay {
   }
 
   private void emit(ByteBuf buf, int take) {
-    if (holding) {
+    if (phase == Phase.HOLDING) {
       if (held.readableBytes() + take > HOLD_LIMIT) {
-        holding = false; // too large to hold: pass it on as it is
+        phase = Phase.PASSED; // too large to hold: pass it on as it is
         ByteBuf h = held;
         held = null;
-        started = true;
         out.write(h);
       } else {
         held.writeBytes(buf, buf.readerIndex(), take);
@@ -234,9 +266,11 @@ final class ResponseRelay {
 
   /** Whether an answer is held back for a retry; clears it. */
   boolean stopHolding() {
-    boolean was = holding;
-    holding = false;
-    return was;
+    if (phase != Phase.HOLDING) {
+      return false;
+    }
+    phase = Phase.HEAD_READ;
+    return true;
   }
 
   boolean hasHeld() {
@@ -250,7 +284,7 @@ final class ResponseRelay {
     if (h == null) {
       return false;
     }
-    started = true;
+    phase = Phase.PASSED;
     client.write(h);
     client.flush();
     return true;
@@ -258,7 +292,7 @@ final class ResponseRelay {
 
   /** Whether part of the answer went to the client: it can no longer be answered anew. */
   boolean started() {
-    return started;
+    return phase == Phase.PASSED;
   }
 
   /** Whether the client's connection closes after this answer. */
@@ -268,8 +302,7 @@ final class ResponseRelay {
 
   /** Another try follows: its answer's head is read afresh. */
   void reset() {
-    headDone = false;
-    started = false;
+    phase = Phase.HEAD;
   }
 
   /** Drops what a given-up try sent of an answer's head. */
