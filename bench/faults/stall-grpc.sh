@@ -12,6 +12,7 @@
 # the count of calls over 1 s show them, the percentiles show what everyone else got.
 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-1}; HEDGE_MS=${HEDGE_MS:-20}; T=${THREADS:-2}
+need h2load haproxy
 RES="$OUT/stall-grpc.jsonl"
 log "machine: $(machine)"
 declare -A GRPC_PID

@@ -45,6 +45,16 @@ cleanup() {
 trap cleanup EXIT
 trap "exit 130" INT TERM
 
+# need tool...: a script stops at once, saying what is missing, instead of failing later in silence.
+need() {
+  local t
+  for t in "$@"; do
+    command -v "$t" > /dev/null || {
+      echo "missing $t: apt-get install -y haproxy nginx wrk nghttp2-client (h2load); see docs/BENCHMARKS.md" >&2
+      exit 2
+    }
+  done
+}
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$OUT/log.txt"; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 machine() {
@@ -112,6 +122,7 @@ static_backends() {
 static_member() { nginx_static "$OUT/static-k$1" "$1"; }
 # nginx_static DIR I...: one nginx (one worker) serving members kI on BACKEND_BASE+I.
 nginx_static() {
+  need nginx
   local dir=$1; shift; mkdir -p "$dir"
   {
     echo "worker_processes 1; daemon off; pid $dir/nginx.pid; error_log $dir/error.log warn;"
@@ -139,6 +150,7 @@ stop_pid() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 # health checks, retries with redispatch.
 HAPROXY_PID=""
 haproxy_start() {
+  need haproxy
   local cfg="$OUT/haproxy.cfg"
   {
     echo "global"
@@ -170,6 +182,7 @@ haproxy_start() {
 # (proto h2), roundrobin: how its users proxy gRPC. HAPROXY_GRPC_SERVER (appended to each server
 # line) and HAPROXY_GRPC_BACKEND (lines of the backend) add health checks and the like.
 haproxy_grpc_start() {
+  need haproxy
   cat > "$OUT/haproxy-grpc.cfg" <<CFG
 global
   nbthread $1
@@ -194,6 +207,7 @@ CFG
 # nginx WORKERS METHOD N: upstream keepalive, HTTP/1.1 to the servers, passive max_fails.
 NGINX_PID=""
 nginx_start() {
+  need nginx
   local dir="$OUT/nginx"; mkdir -p "$dir"
   cat > "$dir/nginx.conf" <<NGX
 worker_processes $1;
@@ -236,7 +250,10 @@ loadgen() { # args for LoadGen
 # wrk_round TARGET PORT PID ROUND: one timed wrk run (DURATION, CONNS, Host $HOSTHDR) appended to
 # $RES as a row of req/s, p50, p99, CPU per request of PID (and its children) and its RSS.
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
-wrk_header() { echo -e "round\ttarget\treq_s\tp50_ms\tp99_ms\tcpu_us_per_req\trss_mib\tload1" > "$RES"; }
+wrk_header() {
+  need wrk
+  echo -e "round\ttarget\treq_s\tp50_ms\tp99_ms\tcpu_us_per_req\trss_mib\tload1" > "$RES"
+}
 wrk_round() {
   local t0 t1 o rps p50 p99 n cpu rss
   t0=$(cpu_ticks "$3")

@@ -5,6 +5,7 @@
 #   bench/proxy/grpc.sh            ROUNDS=3 REQUESTS=30000
 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-3}; REQUESTS=${REQUESTS:-30000}
+need h2load haproxy
 RES="$OUT/grpc.tsv"
 log "machine: $(machine)"
 cptool
