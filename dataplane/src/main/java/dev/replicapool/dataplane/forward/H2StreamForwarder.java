@@ -290,7 +290,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     String retryLabel = outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label;
     switch (loop.course.lost(t, label, outcome, body.replayable(), fw.clock.getAsLong())) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
-      case RETRY -> retryNow(retryLabel);
+      case RETRY -> loop.retry(retryLabel);
       case LAST -> localAnswer(502, why); // gRPC: UNAVAILABLE with the reason
       case MID_ANSWER -> brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
     }
@@ -321,7 +321,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       return false;
     }
     loop.failed(502, pool.aboutMember(t.member(), "answered " + status));
-    retryNow("status_" + status);
+    loop.retry("status_" + status);
     return true;
   }
 
@@ -442,7 +442,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     long now = fw.clock.getAsLong();
     switch (loop.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // a hedge sent beside it may still answer in time
-      case RETRY -> retryNow("timeout");
+      case RETRY -> loop.retry("timeout");
       case LAST, MID_ANSWER -> timeoutAnswer(why);
     }
   }
@@ -464,10 +464,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     }
   }
 
-  /** Another try goes out, as the course decided ({@code label} for the metrics). */
-  private void retryNow(String label) {
-    body.restart(); // whole, or nothing of it sent: the course asked
-    loop.retry(label);
+  /**
+   * A retry sends the kept frames from the first: whole, or none of them sent (the course asked).
+   */
+  @Override
+  public void rewind() {
+    body.restart();
   }
 
   /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */

@@ -30,6 +30,13 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     void open(T t);
 
     /**
+     * Another try is to follow a lost one: the request goes again from its start (its kept head and
+     * body; the next answer's head is read afresh). Called before every retry, so that no protocol
+     * sends a retry with less than the client sent.
+     */
+    void rewind();
+
+    /**
      * No member is left for the request: the proxy answers {@code status} and {@code message} (503
      * when none was tried, else the last try's failure), or what it kept of an answer.
      */
@@ -147,8 +154,12 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     }
   }
 
-  /** The course decided another try: counted under {@code label}, then it goes out. */
+  /**
+   * The course decided another try: the exchange rewinds the request, the retry is counted under
+   * {@code label}, then it goes out.
+   */
   void retry(String label) {
+    exchange.rewind();
     observer.retry(pool.name(), label);
     sendTry();
   }

@@ -86,6 +86,12 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     return t;
   }
 
+  /** A retry reads its answer's head afresh; the request relay sends the kept head and body. */
+  @Override
+  public void rewind() {
+    response.reset();
+  }
+
   @Override
   public void open(H1Try t) {
     MemberLinks.open(fw, client.eventLoop(), pool, t.member(), (PrimaryTry) t);
@@ -152,7 +158,6 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
       sendHeld(); // the budget is spent: the member's answer goes out as it came
       return;
     }
-    response.reset();
     // the held answer goes out if no other member can take the request (no retry is counted)
     if (!request.headKept()) {
       sendHeld();
@@ -233,10 +238,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
       H1Try t, String label, Tries.Outcome outcome, boolean replayable, String retryLabel) {
     switch (course.lost(t, label, outcome, replayable, fw.clock.getAsLong())) {
       case NOT_OUT, OTHER_TRY_OUT, MID_ANSWER -> {}
-      case RETRY -> {
-        response.reset();
-        loop.retry(retryLabel);
-      }
+      case RETRY -> loop.retry(retryLabel);
       case LAST -> {
         if (outcome == Tries.Outcome.CONNECT_FAILURE && response.hasHeld()) {
           sendHeld();

@@ -86,6 +86,11 @@ class TryLoopTest {
         }
 
         @Override
+        public void rewind() {
+          told.add("rewind");
+        }
+
+        @Override
         public void noMember(int status, String message) {
           told.add("noMember " + status + " " + message);
         }
@@ -254,7 +259,11 @@ class TryLoopTest {
     advanceMillis(1);
     assertThat(told)
         .containsExactly(
-            "open 10.0.0.1", "ended 10.0.0.1 FAILED", "tryTimedOut: RETRY", "open 10.0.0.2");
+            "open 10.0.0.1",
+            "ended 10.0.0.1 FAILED",
+            "tryTimedOut: RETRY",
+            "rewind",
+            "open 10.0.0.2");
     assertThat(counted).containsExactly("retry timeout");
     advanceMillis(100); // the retry's own per-try timeout, from when it went out
     assertThat(told)
@@ -262,12 +271,14 @@ class TryLoopTest {
             "open 10.0.0.1",
             "ended 10.0.0.1 FAILED",
             "tryTimedOut: RETRY",
+            "rewind",
             "open 10.0.0.2",
             "ended 10.0.0.2 FAILED",
             "tryTimedOut: RETRY",
+            "rewind",
             "open 10.0.0.3");
     advanceMillis(100); // the last member's: no member is left untried
-    assertThat(told).hasSize(9).endsWith("ended 10.0.0.3 FAILED", "tryTimedOut: LAST");
+    assertThat(told).hasSize(11).endsWith("ended 10.0.0.3 FAILED", "tryTimedOut: LAST");
     assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
   }
 
@@ -287,6 +298,7 @@ class TryLoopTest {
     assertThat(told)
         .containsExactly(
             "open 10.0.0.1",
+            "rewind",
             "noMember 504 member 10.0.0.1:8080 of pool a/p did not answer within 100 ms");
     assertThat(counted).containsExactly("retry timeout");
   }
@@ -297,7 +309,9 @@ class TryLoopTest {
     loop.start();
     loop.failed(502, "member 10.0.0.1:8080 of pool a/p is unreachable");
     loop.retry("connect_failure");
-    assertThat(told).containsExactly("open 10.0.0.1", "open 10.0.0.2");
+    assertThat(told)
+        .as("every retry rewinds the request first")
+        .containsExactly("open 10.0.0.1", "rewind", "open 10.0.0.2");
   }
 
   @Test
