@@ -81,8 +81,18 @@ final class H2Try extends ChannelInboundHandlerAdapter
   private final long start;
   private final RequestRecord record;
   private Http2StreamChannel stream;
-  private boolean counted;
-  private boolean unprocessed;
+
+  /** Where the try's result stands. */
+  enum Result {
+    /** Out, not counted yet. */
+    PENDING,
+    /** The member's GOAWAY said it processed none of it (the stream closes next); not counted. */
+    UNPROCESSED,
+    /** Counted once, as its member's success or failure. */
+    COUNTED
+  }
+
+  private Result result = Result.PENDING;
 
   /**
    * @param client the client stream's context, where the member's frames go
@@ -194,7 +204,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
     } else if (evt instanceof Http2GoAwayFrame) {
       // Netty tells only the streams above the GOAWAY's last stream id: the member processed
       // none of them (RFC 9113 6.8), and the stream closes next.
-      unprocessed = true;
+      if (result == Result.PENDING) {
+        result = Result.UNPROCESSED;
+      }
     }
     ReferenceCountUtil.release(evt);
   }
@@ -278,6 +290,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (!owner.carries(this)) {
       return; // ended, or a given-up try's stream
     }
+    boolean unprocessed = result == Result.UNPROCESSED;
     String why =
         pool.aboutMember(
             member, unprocessed ? "went away before processing the stream" : "closed the stream");
@@ -300,10 +313,10 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   /** Counts the try by its answer's status (or as failed), once. */
   private void countResult(boolean failed, int status) {
-    if (counted) {
+    if (result == Result.COUNTED) {
       return;
     }
-    counted = true;
+    result = Result.COUNTED;
     long nanos = fw.clock.getAsLong() - start;
     if (failed) {
       pool.router().failure(member, nanos);
@@ -316,8 +329,8 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   /** Counts the try as the member's failure ({@code outcome}: reset, timeout), once. */
   void countFailure(String outcome) {
-    if (!counted) {
-      counted = true;
+    if (result != Result.COUNTED) {
+      result = Result.COUNTED;
       long nanos = fw.clock.getAsLong() - start;
       pool.router().failure(member, nanos);
       record.observer().attempt(pool.name(), member, outcome, nanos);

@@ -20,7 +20,18 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
   private final Hedges hedges;
   private H1Upstream upstream;
   private ByteBuf received;
-  private boolean done;
+
+  /** Where the hedge stands. */
+  enum State {
+    /** Waiting for a connection to its member. */
+    CONNECTING,
+    /** The request went out on it: collecting its answer's head. */
+    SENT,
+    /** Over: handed to the exchange, cancelled, or failed; what still comes is dropped. */
+    OVER
+  }
+
+  private State state = State.CONNECTING;
 
   HedgeTry(Hedges hedges, Endpoint member, long sentAt) {
     super(member, sentAt);
@@ -29,10 +40,11 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
 
   @Override
   public void connected(H1Upstream c) {
-    if (done) {
+    if (state == State.OVER) {
       c.release(); // cancelled meanwhile: nothing was written
       return;
     }
+    state = State.SENT;
     upstream = c;
     c.attach(this);
     hedges.sendRequest(this, c.channel());
@@ -40,15 +52,15 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
 
   @Override
   public void failed(Throwable cause) {
-    if (!done) {
-      done = true;
+    if (state != State.OVER) {
+      state = State.OVER;
       hedges.failed(this, Tries.Outcome.CONNECT_FAILURE, "connect_failure");
     }
   }
 
   @Override
   public void memberBytes(ByteBuf buf) {
-    if (done) {
+    if (state == State.OVER) {
       buf.release();
       return;
     }
@@ -71,8 +83,8 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
   @Override
   public void memberClosed() {
     upstream = null;
-    if (!done) {
-      done = true;
+    if (state != State.OVER) {
+      state = State.OVER;
       hedges.failed(this, Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
     }
   }
@@ -82,7 +94,7 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
    * #takeReceived}.
    */
   H1Upstream adopt(H1Upstream.User user) {
-    done = true;
+    state = State.OVER;
     H1Upstream u = upstream;
     upstream = null;
     u.attach(user);
@@ -98,7 +110,7 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
   /** Another try answered first, or the request ended: the hedge's connection is not reused. */
   @Override
   void cancel() {
-    done = true;
+    state = State.OVER;
     if (received != null) {
       received.release();
       received = null;
