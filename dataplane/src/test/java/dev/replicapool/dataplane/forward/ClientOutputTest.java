@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.replicapool.dataplane.forward.ClientOutput.Answer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,79 +14,24 @@ import org.junit.jupiter.api.Test;
  * client connection and a fake relay to the member that write down what they are told.
  */
 class ClientOutputTest {
-  /** What the client connection and the member's relay were told, in order. */
-  final List<String> told = new ArrayList<>();
-
-  /** Every buffer handed over, released at the end. */
-  final List<ByteBuf> handed = new ArrayList<>();
-
-  boolean fullDuplex;
-  boolean requestEnded;
-
-  final ClientOutput.Client client =
-      new ClientOutput.Client() {
-        @Override
-        public ByteBufAllocator alloc() {
-          return ByteBufAllocator.DEFAULT;
-        }
-
-        @Override
-        public boolean fullDuplex() {
-          return fullDuplex;
-        }
-
-        @Override
-        public void write(ByteBuf b) {
-          told.add("client <- " + b.toString(StandardCharsets.US_ASCII));
-          handed.add(b);
-        }
-
-        @Override
-        public void flush() {
-          told.add("client flush");
-        }
-      };
-
-  final ClientOutput.Request request =
-      new ClientOutput.Request() {
-        @Override
-        public boolean ended() {
-          return requestEnded;
-        }
-
-        @Override
-        public void end() {
-          requestEnded = true;
-          told.add("member body ends");
-        }
-
-        @Override
-        public void body(ByteBuf bytes) {
-          told.add("member <- " + bytes.toString(StandardCharsets.US_ASCII));
-          handed.add(bytes);
-        }
-
-        @Override
-        public void memberReads(boolean on) {
-          told.add("member reads " + (on ? "on" : "off"));
-        }
-      };
-
-  final ClientOutput out = new ClientOutput(client, request);
+  final FakeHttp1Sides sides = new FakeHttp1Sides();
+  final List<String> told = sides.told;
+  final List<ByteBuf> handed = sides.handed;
+  final ClientOutput out = new ClientOutput(sides.client, sides.request);
 
   @AfterEach
   void release() {
     out.release();
-    handed.stream().filter(b -> b.refCnt() > 0).forEach(b -> b.release(b.refCnt()));
+    sides.releaseAll();
   }
 
   static ByteBuf bytes(String s) {
-    return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    return FakeHttp1Sides.bytes(s);
   }
 
   @Test
   void anAnswerToAWholeRequestFlowsAsItComes() {
-    requestEnded = true;
+    sides.requestEnded = true;
     out.write(bytes("HTTP/1.1 200 OK\r\n\r\n"));
     assertThat(out.answer()).isEqualTo(Answer.FLOWING);
     assertThat(out.wroteToClient()).isTrue();
@@ -170,7 +112,7 @@ class ClientOutputTest {
 
   @Test
   void aClientThatReadsWhileItSendsGetsTheAnswerAtOnce() {
-    fullDuplex = true; // an HTTP/2 stream
+    sides.fullDuplex = true; // an HTTP/2 stream
     out.write(bytes("HTTP/1.1 200 OK\r\n\r\n"));
     assertThat(out.answer()).isEqualTo(Answer.FLOWING);
     assertThat(out.completeNow()).as("the body need not end first").isTrue();
@@ -201,7 +143,7 @@ class ClientOutputTest {
 
   @Test
   void aWholeAnswerReleasedAgainStaysWhole() {
-    requestEnded = true;
+    sides.requestEnded = true;
     out.write(bytes("HTTP/1.1 204 No Content\r\n\r\n"));
     out.completeNow();
     assertThat(out.releaseKept()).isFalse();

@@ -2,9 +2,6 @@ package dev.replicapool.dataplane.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.replicapool.api.v1alpha1.RoutingPolicy;
-import dev.replicapool.api.wire.PoolSnapshot;
-import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.config.RoutingTable;
@@ -15,9 +12,7 @@ import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.RetryBudgetWindow;
 import dev.replicapool.dataplane.policy.RetryPolicy;
 import dev.replicapool.dataplane.policy.Tries;
-import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.proxy.ProxySettings;
-import dev.replicapool.dataplane.routing.TestRouters;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
@@ -29,12 +24,9 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
-import io.netty.util.concurrent.MockTicker;
-import io.netty.util.concurrent.Ticker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,33 +41,22 @@ import org.junit.jupiter.api.Test;
  * TryLoopTest}'s and the integration tests').
  */
 class H2StreamForwarderTest {
-  static final long MS = 1_000_000L;
+  static final long MS = EmbeddedTime.MS;
 
-  final MockTicker ticker = Ticker.newMockTicker();
-  final LongSupplier clock = ticker::nanoTime;
-  final EmbeddedChannel channel = EmbeddedChannel.builder().ticker(ticker).build();
+  /** What the client gets when the request's 500 ms run out before any answer. */
+  static final List<String> REQUEST_TIMED_OUT =
+      List.of(":status 504", "data pool a/p did not answer within its request timeout of 500 ms");
 
-  /** What the metrics were told about queues and silent clients, in order. */
-  final List<String> counted = new ArrayList<>();
-
-  final ProxyObserver observer =
-      new ProxyObserver() {
-        @Override
-        public void queue(String pool, String outcome) {
-          counted.add("queue " + outcome);
-        }
-
-        @Override
-        public void clientStalled(String pool, String protocol, String side) {
-          counted.add("client stalled " + protocol + " " + side);
-        }
-      };
+  final EmbeddedTime time = new EmbeddedTime();
+  final EmbeddedChannel channel = time.channel;
+  final LongSupplier clock = time.clock;
+  final List<String> counted = time.counted;
 
   final Forwarding fw =
       new Forwarding(
           ProxySettings.defaults(),
           () -> RoutingTable.EMPTY,
-          observer,
+          time.observer,
           clock,
           "test-proxy",
           null,
@@ -103,24 +84,7 @@ class H2StreamForwarderTest {
             1,
             depth == 0 ? null : new AdmissionQueue(depth, 1_000 * MS, clock),
             IdempotentRequests.DEFAULT);
-    PoolSnapshot snapshot =
-        PoolSnapshotBuilder.builder()
-            .pool("a/p")
-            .version(1)
-            .policy(RoutingPolicy.RoundRobin)
-            .hosts(List.of("p.example"))
-            .members(List.of())
-            .build();
-    PoolRuntime pool =
-        new PoolRuntime(
-            snapshot,
-            TestRouters.roundRobin(1, clock),
-            List.of("p.example"),
-            null,
-            null,
-            new RetryPolicy(2, false),
-            null,
-            rp);
+    PoolRuntime pool = time.pool(1, new RetryPolicy(2, false), rp);
     assertThat(new Tries(new RetryPolicy(2, false), rp, true, true).next(pool.router()))
         .as("another request holds the member's one slot")
         .isNotNull();
@@ -158,8 +122,7 @@ class H2StreamForwarderTest {
   }
 
   void advanceMillis(long ms) {
-    ticker.advance(ms, TimeUnit.MILLISECONDS);
-    channel.runScheduledPendingTasks();
+    time.advanceMillis(ms);
   }
 
   /** What the client was sent: ":status" or "grpc-status N", a body, a reset, in order. */
@@ -220,9 +183,7 @@ class H2StreamForwarderTest {
     advanceMillis(399);
     assertThat(sentToClient()).isEmpty();
     advanceMillis(1);
-    assertThat(sentToClient())
-        .containsExactly(
-            ":status 504", "data pool a/p did not answer within its request timeout of 500 ms");
+    assertThat(sentToClient()).isEqualTo(REQUEST_TIMED_OUT);
     assertThat(counted).containsExactly("queue queued");
     assertThat(pool.requests().queue().busy()).as("it left the queue").isFalse();
   }
@@ -246,9 +207,7 @@ class H2StreamForwarderTest {
     advanceMillis(400); // four idle timeouts: that one applies once a try waits for the body
     assertThat(sentToClient()).isEmpty();
     advanceMillis(100);
-    assertThat(sentToClient())
-        .containsExactly(
-            ":status 504", "data pool a/p did not answer within its request timeout of 500 ms");
+    assertThat(sentToClient()).isEqualTo(REQUEST_TIMED_OUT);
     assertThat(counted).doesNotContain("client stalled h2 request");
 
     assertThat(data("rest", true).refCnt()).as("dropped").isZero();

@@ -6,10 +6,7 @@ import dev.replicapool.dataplane.forward.ResponseRelay.BodyRead;
 import dev.replicapool.dataplane.forward.ResponseRelay.Phase;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,91 +18,30 @@ import org.junit.jupiter.api.Test;
  * rest).
  */
 class ResponseRelayTest {
-  /** What the client connection and the member side were told, in order. */
-  final List<String> told = new ArrayList<>();
-
-  final List<ByteBuf> written = new ArrayList<>();
-
-  final ResponseRelay.Client client =
-      new ResponseRelay.Client() {
-        @Override
-        public ByteBufAllocator alloc() {
-          return ByteBufAllocator.DEFAULT;
-        }
-
-        @Override
-        public boolean fullDuplex() {
-          return false;
-        }
-
-        @Override
-        public boolean http10() {
-          return false;
-        }
-
-        @Override
-        public boolean draining() {
-          return false;
-        }
-
-        @Override
-        public void write(ByteBuf b) {
-          told.add("client <- " + b.toString(StandardCharsets.US_ASCII));
-          written.add(b);
-        }
-
-        @Override
-        public void flush() {
-          told.add("client flush");
-        }
-      };
-
-  final ClientOutput.Request wholeRequest =
-      new ClientOutput.Request() {
-        @Override
-        public boolean ended() {
-          return true;
-        }
-
-        @Override
-        public void end() {}
-
-        @Override
-        public void body(ByteBuf bytes) {
-          bytes.release();
-        }
-
-        @Override
-        public void memberReads(boolean on) {
-          told.add("member reads " + (on ? "on" : "off"));
-        }
-      };
-
-  final ClientOutput out = new ClientOutput(client, wholeRequest);
+  final FakeHttp1Sides sides = new FakeHttp1Sides();
+  final List<String> told = sides.told;
+  final ClientOutput out = new ClientOutput(sides.client, sides.request);
 
   ResponseRelay relay(boolean sentContinue) {
     return new ResponseRelay(
-        client,
-        () -> told.add("member connection spent"),
-        out,
-        new ResponseHead(),
-        false,
-        sentContinue,
-        false,
-        null);
+        sides.client, sides.member, out, new ResponseHead(), false, sentContinue, false, null);
   }
 
   final ResponseRelay relay = relay(false);
+
+  ResponseRelayTest() {
+    sides.requestEnded = true; // the client's body is complete: the answer flows as it comes
+  }
 
   @AfterEach
   void release() {
     relay.release();
     out.release();
-    written.stream().filter(b -> b.refCnt() > 0).forEach(b -> b.release(b.refCnt()));
+    sides.releaseAll();
   }
 
   static ByteBuf bytes(String s) {
-    return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    return FakeHttp1Sides.bytes(s);
   }
 
   /** The head read and the answer begun (held or not); returns what came after the head. */

@@ -2,9 +2,6 @@ package dev.replicapool.dataplane.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.replicapool.api.v1alpha1.RoutingPolicy;
-import dev.replicapool.api.wire.PoolSnapshot;
-import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.AdmissionQueue;
@@ -19,13 +16,9 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
 import dev.replicapool.dataplane.proxy.ProxySettings;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.routing.TestRouters;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.concurrent.MockTicker;
-import io.netty.util.concurrent.Ticker;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,35 +31,18 @@ import org.junit.jupiter.api.Test;
  * One class past 300 lines: every test drives the same fake exchange and pool set-up.
  */
 class TryLoopTest {
-  static final long MS = 1_000_000L;
+  static final long MS = EmbeddedTime.MS;
 
-  final MockTicker ticker = Ticker.newMockTicker();
-  final EmbeddedChannel channel = EmbeddedChannel.builder().ticker(ticker).build();
-  final LongSupplier clock = ticker::nanoTime;
+  final EmbeddedTime time = new EmbeddedTime();
+  final EmbeddedChannel channel = time.channel;
+  final LongSupplier clock = time.clock;
+  final ProxyObserver observer = time.observer;
 
   /** What the exchange's side was told, in order. */
   final List<String> told = new ArrayList<>();
 
   /** What the metrics were told, in order. */
-  final List<String> counted = new ArrayList<>();
-
-  final ProxyObserver observer =
-      new ProxyObserver() {
-        @Override
-        public void retry(String pool, String reason) {
-          counted.add("retry " + reason);
-        }
-
-        @Override
-        public void budgetExhausted(String pool) {
-          counted.add("budget exhausted");
-        }
-
-        @Override
-        public void queue(String pool, String outcome) {
-          counted.add("queue " + outcome);
-        }
-      };
+  final List<String> counted = time.counted;
 
   record FakeTry(Endpoint member, long sentAt) implements TryCourse.Attempt {}
 
@@ -192,23 +168,7 @@ class TryLoopTest {
   }
 
   PoolRuntime pool(int members, RequestPolicy rp) {
-    PoolSnapshot snapshot =
-        PoolSnapshotBuilder.builder()
-            .pool("a/p")
-            .version(1)
-            .policy(RoutingPolicy.RoundRobin)
-            .hosts(List.of("p.example"))
-            .members(List.of())
-            .build();
-    return new PoolRuntime(
-        snapshot,
-        TestRouters.roundRobin(members, clock),
-        List.of("p.example"),
-        null,
-        null,
-        RETRY,
-        null,
-        rp);
+    return time.pool(members, RETRY, rp);
   }
 
   static final RetryPolicy RETRY = new RetryPolicy(2, false);
@@ -242,10 +202,8 @@ class TryLoopTest {
     return current;
   }
 
-  /** Moves the clock and the event loop's time on, and runs what fell due. */
   void advanceMillis(long ms) {
-    ticker.advance(ms, TimeUnit.MILLISECONDS);
-    channel.runScheduledPendingTasks();
+    time.advanceMillis(ms);
   }
 
   @Test
