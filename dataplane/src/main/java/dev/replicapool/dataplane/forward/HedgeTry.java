@@ -20,18 +20,7 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
   private final Hedges hedges;
   private H1Upstream upstream;
   private ByteBuf received;
-
-  /** Where the hedge stands. */
-  enum State {
-    /** Waiting for a connection to its member. */
-    CONNECTING,
-    /** The request went out on it: collecting its answer's head. */
-    SENT,
-    /** Over: handed to the exchange, cancelled, or failed; what still comes is dropped. */
-    OVER
-  }
-
-  private State state = State.CONNECTING;
+  private boolean done;
 
   HedgeTry(Hedges hedges, Endpoint member, long sentAt) {
     super(member, sentAt);
@@ -40,11 +29,10 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
 
   @Override
   public void connected(H1Upstream c) {
-    if (state == State.OVER) {
+    if (done) {
       c.release(); // cancelled meanwhile: nothing was written
       return;
     }
-    state = State.SENT;
     upstream = c;
     c.attach(this);
     hedges.sendRequest(this, c.channel());
@@ -52,15 +40,15 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
 
   @Override
   public void failed(Throwable cause) {
-    if (state != State.OVER) {
-      state = State.OVER;
+    if (!done) {
+      done = true;
       hedges.failed(this, Tries.Outcome.CONNECT_FAILURE, "connect_failure");
     }
   }
 
   @Override
   public void memberBytes(ByteBuf buf) {
-    if (state == State.OVER) {
+    if (done) {
       buf.release();
       return;
     }
@@ -83,8 +71,8 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
   @Override
   public void memberClosed() {
     upstream = null;
-    if (state != State.OVER) {
-      state = State.OVER;
+    if (!done) {
+      done = true;
       hedges.failed(this, Tries.Outcome.RESET_BEFORE_RESPONSE, "reset");
     }
   }
@@ -94,7 +82,7 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
    * #takeReceived}.
    */
   H1Upstream adopt(H1Upstream.User user) {
-    state = State.OVER;
+    done = true;
     H1Upstream u = upstream;
     upstream = null;
     u.attach(user);
@@ -110,7 +98,7 @@ final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections
   /** Another try answered first, or the request ended: the hedge's connection is not reused. */
   @Override
   void cancel() {
-    state = State.OVER;
+    done = true;
     if (received != null) {
       received.release();
       received = null;
