@@ -20,13 +20,26 @@ final class H2Answers {
   private H2Answers() {}
 
   /**
-   * The proxy's answer {@code code}: for gRPC INTERNAL for a loop (508), else UNAVAILABLE; for
+   * The gRPC status of the proxy's own answer {@code code}, one mapping for both ways a gRPC call
+   * comes in: a timeout (504) is DEADLINE_EXCEEDED, a loop (508) INTERNAL, the rest (no member, a
+   * member that failed or is full) UNAVAILABLE, which a client may retry.
+   */
+  static String grpcStatusOf(int code) {
+    return switch (code) {
+      case 504 -> DEADLINE_EXCEEDED;
+      case 508 -> INTERNAL;
+      default -> UNAVAILABLE;
+    };
+  }
+
+  /**
+   * The proxy's answer {@code code}: for gRPC its status ({@link #grpcStatusOf}) in trailers; for
    * anything else the code with the message as its body. Returns the gRPC status sent, or null.
    */
   static String local(
       ChannelHandlerContext ctx, boolean grpc, int code, String message, String pool) {
     if (grpc) {
-      String status = code == 508 ? INTERNAL : UNAVAILABLE;
+      String status = grpcStatusOf(code);
       grpcStatus(ctx, true, status, message);
       return status;
     }

@@ -288,12 +288,18 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   public void tryFailed(H2Try t, String why, String label, Tries.Outcome outcome) {
     loop.failed(502, why);
     String retryLabel = outcome == Tries.Outcome.UNPROCESSED ? "unprocessed" : label;
-    switch (loop.course.lost(t, label, outcome, body.replayable(), fw.clock.getAsLong())) {
-      case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
-      case RETRY -> loop.retry(retryLabel);
-      case LAST -> localAnswer(502, why); // gRPC: UNAVAILABLE with the reason
-      case MID_ANSWER -> brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
-    }
+    loop.lost(t, label, outcome, body.replayable(), retryLabel);
+  }
+
+  /** The failure noted goes to the client: 502 or 504 (gRPC: UNAVAILABLE or DEADLINE_EXCEEDED). */
+  @Override
+  public void lastTryLost(Tries.Outcome outcome) {
+    localAnswer(loop.failureStatus(), loop.failureMessage());
+  }
+
+  @Override
+  public void answerBroke(String why) {
+    brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
   }
 
   @Override
@@ -439,12 +445,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
    */
   @Override
   public void tryTimedOut(H2Try t, String why) {
-    long now = fw.clock.getAsLong();
-    switch (loop.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), now)) {
-      case NOT_OUT, OTHER_TRY_OUT -> {} // a hedge sent beside it may still answer in time
-      case RETRY -> loop.retry("timeout");
-      case LAST, MID_ANSWER -> timeoutAnswer(why);
-    }
+    loop.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, body.replayable(), "timeout");
   }
 
   /**
@@ -460,7 +461,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     if (answerStarted()) {
       resetClient(Http2Error.CANCEL);
     } else {
-      timeoutAnswer("member of pool " + pool.name() + " did not answer in time");
+      localAnswer(504, "member of pool " + pool.name() + " did not answer in time");
     }
   }
 
@@ -470,17 +471,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   @Override
   public void rewind() {
     body.restart();
-  }
-
-  /** 504, or for gRPC DEADLINE_EXCEEDED, before any answer went out. */
-  private void timeoutAnswer(String why) {
-    record.local(null);
-    if (grpc) {
-      grpcStatus(true, H2Answers.DEADLINE_EXCEEDED, why);
-      finish(504);
-    } else {
-      localAnswer(504, why);
-    }
   }
 
   /** The request timeout (or the call's grpc-timeout) passed: the stream ends now. */

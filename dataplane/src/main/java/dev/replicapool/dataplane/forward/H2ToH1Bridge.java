@@ -120,10 +120,7 @@ final class H2ToH1Bridge extends ChannelDuplexHandler {
       ReferenceCountUtil.release(in);
       if (last) {
         answer = Answer.ENDED;
-        String status =
-            localStatus == 504
-                ? H2Answers.DEADLINE_EXCEEDED
-                : localStatus == 508 ? H2Answers.INTERNAL : H2Answers.UNAVAILABLE;
+        String status = H2Answers.grpcStatusOf(localStatus);
         FullHttpResponse t =
             new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
         t.headers()

@@ -299,13 +299,18 @@ final class Http1Exchange implements H1Upstream.User {
     }
     if (response.started()) {
       // Part of the answer went out: it cannot be completed nor answered anew.
-      flag(AccessFlag.UC);
       front.failed("reset");
-      finish(status);
-      client.brokenResponse();
+      breakAnswer();
       return;
     }
     runner.closedBeforeAnswer();
+  }
+
+  /** The answer under way breaks off: the request ends, the client's connection is broken. */
+  void breakAnswer() {
+    flag(AccessFlag.UC);
+    finish(status);
+    client.brokenResponse();
   }
 
   private void memberBroke(String why) {

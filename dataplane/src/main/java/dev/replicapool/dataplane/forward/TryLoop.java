@@ -15,8 +15,9 @@ import io.netty.util.concurrent.EventExecutor;
  * member is left for gets 503 (none tried) or the last try's failure; one {@link DeadlineTimer}
  * watches its {@link Deadlines} and hands each one that falls due to the exchange, and its end
  * stops the timer, loses the hedges still out, leaves the queue and counts a retry the budget
- * denied. What a try's end means is its {@link TryCourse}'s; the bytes of a try and the client's
- * answer are the protocol's ({@link Exchange}).
+ * denied. What a lost try means (wait for another, retry, the last failure, a broken answer) is its
+ * {@link TryCourse}'s, acted on here ({@link #lost}); the bytes of a try and the client's answer
+ * are the protocol's ({@link Exchange}).
  *
  * <p>Event loop only.
  */
@@ -44,6 +45,19 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
 
     /** The queue turned the request away: the proxy answers {@code status} 503 itself. */
     void localAnswer(int status, String message);
+
+    /**
+     * The last try the request gets was lost ({@code outcome}) before any answer went out: the
+     * client gets the failure noted ({@link #failureStatus()}, {@link #failureMessage()}), or what
+     * the protocol kept of an earlier answer.
+     */
+    void lastTryLost(Tries.Outcome outcome);
+
+    /**
+     * The try whose answer was going to the client was lost ({@code why}): the answer cannot be
+     * completed nor given anew, so the client's answer breaks.
+     */
+    void answerBroke(String why);
 
     // What its deadlines say is due (Deadlines.Due), one call each.
 
@@ -162,6 +176,21 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     exchange.rewind();
     observer.retry(pool.name(), label);
     sendTry();
+  }
+
+  /**
+   * Try {@code t} is lost without its answer ({@code outcome}; {@code label} for its attempt's
+   * metric, {@code retryLabel} for a retry's): its course decides what follows, here for both
+   * protocols. {@code replayable}: the request can be sent again as the client sent it (its head
+   * and body kept whole).
+   */
+  void lost(T t, String label, Tries.Outcome outcome, boolean replayable, String retryLabel) {
+    switch (course.lost(t, label, outcome, replayable, fw.clock.getAsLong())) {
+      case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
+      case RETRY -> retry(retryLabel);
+      case LAST -> exchange.lastTryLost(outcome);
+      case MID_ANSWER -> exchange.answerBroke(failureMessage);
+    }
   }
 
   /** A try failed: if no other answers, the client gets {@code status} and {@code message}. */

@@ -133,7 +133,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     public void failed(Throwable cause) {
       if (!exchange.finished() && course.front() == this && !request.hasConnection()) {
         loop.failed(502, pool.aboutMember(member(), "is unreachable"));
-        lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
+        loop.lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
       }
     }
   }
@@ -178,9 +178,9 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     }
     response.dropPartialHead();
     if (request.closedUnprocessed()) {
-      lost(t, "reset", Tries.Outcome.UNPROCESSED, request.retryable(), "unprocessed");
+      loop.lost(t, "reset", Tries.Outcome.UNPROCESSED, request.retryable(), "unprocessed");
     } else {
-      lost(t, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, request.retryable(), "reset");
+      loop.lost(t, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, request.retryable(), "reset");
     }
   }
 
@@ -220,33 +220,36 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
       request.dropConnection();
       response.dropPartialHead();
     }
-    lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, request.retryable(), "timeout");
+    loop.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, request.retryable(), "timeout");
   }
 
   /** A hedge failed ({@code outcome}, {@code label}) before any answer. */
   void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
     loop.failed(502, pool.aboutMember(h.member(), "failed"));
-    lost(h, label, outcome, true, label); // a hedged request is kept whole: it can go again
+    loop.lost(h, label, outcome, true, label); // a hedged request is kept whole: it can go again
   }
 
   /**
-   * Try {@code t} is lost without an answer ({@code label} for its attempt, {@code retryLabel} for
-   * a retry's metric): what its course says follows; the failure noted before goes to the client
-   * when it was the last try.
+   * The failure noted goes to the client; but a retry that never reached a member leaves the answer
+   * held before it as the best the client can get.
    */
-  private void lost(
-      H1Try t, String label, Tries.Outcome outcome, boolean replayable, String retryLabel) {
-    switch (course.lost(t, label, outcome, replayable, fw.clock.getAsLong())) {
-      case NOT_OUT, OTHER_TRY_OUT, MID_ANSWER -> {}
-      case RETRY -> loop.retry(retryLabel);
-      case LAST -> {
-        if (outcome == Tries.Outcome.CONNECT_FAILURE && response.hasHeld()) {
-          sendHeld();
-        } else {
-          exchange.answer(loop.failureStatus(), loop.failureMessage());
-        }
-      }
+  @Override
+  public void lastTryLost(Tries.Outcome outcome) {
+    if (outcome == Tries.Outcome.CONNECT_FAILURE && response.hasHeld()) {
+      sendHeld();
+    } else {
+      exchange.answer(loop.failureStatus(), loop.failureMessage());
     }
+  }
+
+  /**
+   * Not reached today: an HTTP/1 try whose answer started is not lost through its course (a per-try
+   * timeout and a hedge's failure come before any answer; a member that breaks mid-answer is {@link
+   * Http1Exchange#memberClosed}'s), but should one be, its client's answer breaks.
+   */
+  @Override
+  public void answerBroke(String why) {
+    exchange.breakAnswer();
   }
 
   private void sendHeld() {

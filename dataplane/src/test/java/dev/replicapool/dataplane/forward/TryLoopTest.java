@@ -87,14 +87,26 @@ class TryLoopTest {
           assertThat(t).isSameAs(current.course.watched());
           assertThat(current.failureStatus()).isEqualTo(504);
           assertThat(current.failureMessage()).isEqualTo(why).contains("within 100 ms");
-          TryCourse.AfterLoss after =
-              current.course.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, true, clock.getAsLong());
-          told.add("tryTimedOut: " + after);
-          switch (after) {
-            case RETRY -> current.retry("timeout");
-            case LAST, MID_ANSWER -> current.finish(); // the client gets its 504, the request ends
-            case NOT_OUT, OTHER_TRY_OUT -> {}
-          }
+          told.add("tryTimedOut");
+          current.lost(t, "timeout", Tries.Outcome.TRY_TIMEOUT, true, "timeout");
+        }
+
+        @Override
+        public void lastTryLost(Tries.Outcome outcome) {
+          told.add(
+              "lastTryLost "
+                  + outcome
+                  + " "
+                  + current.failureStatus()
+                  + " "
+                  + current.failureMessage());
+          current.finish(); // the client gets the failure, the request ends
+        }
+
+        @Override
+        public void answerBroke(String why) {
+          told.add("answerBroke " + why);
+          current.finish();
         }
 
         @Override
@@ -217,26 +229,28 @@ class TryLoopTest {
     advanceMillis(1);
     assertThat(told)
         .containsExactly(
-            "open 10.0.0.1",
-            "ended 10.0.0.1 FAILED",
-            "tryTimedOut: RETRY",
-            "rewind",
-            "open 10.0.0.2");
+            "open 10.0.0.1", "tryTimedOut", "ended 10.0.0.1 FAILED", "rewind", "open 10.0.0.2");
     assertThat(counted).containsExactly("retry timeout");
     advanceMillis(100); // the retry's own per-try timeout, from when it went out
     assertThat(told)
         .containsExactly(
             "open 10.0.0.1",
+            "tryTimedOut",
             "ended 10.0.0.1 FAILED",
-            "tryTimedOut: RETRY",
             "rewind",
             "open 10.0.0.2",
+            "tryTimedOut",
             "ended 10.0.0.2 FAILED",
-            "tryTimedOut: RETRY",
             "rewind",
             "open 10.0.0.3");
     advanceMillis(100); // the last member's: no member is left untried
-    assertThat(told).hasSize(11).endsWith("ended 10.0.0.3 FAILED", "tryTimedOut: LAST");
+    assertThat(told)
+        .hasSize(12)
+        .endsWith(
+            "tryTimedOut",
+            "ended 10.0.0.3 FAILED",
+            "lastTryLost TRY_TIMEOUT 504 member 10.0.0.3:8080 of pool a/p did not answer within"
+                + " 100 ms");
     assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
   }
 
@@ -270,6 +284,51 @@ class TryLoopTest {
     assertThat(told)
         .as("every retry rewinds the request first")
         .containsExactly("open 10.0.0.1", "rewind", "open 10.0.0.2");
+  }
+
+  @Test
+  void aTryLostWhileAHedgeIsOutWaitsForTheHedge() {
+    TryLoop<FakeTry> loop = loop(3, 0, 1_000, 20, new HedgePolicy(20 * MS, 0, 20 * MS, 1));
+    loop.deadlines.hedging(1, 20 * MS);
+    loop.start();
+    advanceMillis(20);
+    FakeTry first = loop.course.front();
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p closed the connection");
+    loop.lost(first, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, "reset");
+    assertThat(told)
+        .as("no retry and no answer: the hedge may still answer")
+        .containsExactly("open 10.0.0.1", "hedgeDue: 10.0.0.2", "ended 10.0.0.1 FAILED");
+    assertThat(loop.course.watched().member().host()).isEqualTo("10.0.0.2");
+    assertThat(counted).isEmpty();
+  }
+
+  @Test
+  void aTryLostThatMayHaveReachedItsMemberIsNotRetriedUnlessReplayable() {
+    TryLoop<FakeTry> loop = loop(3, 0, 1_000, 20);
+    loop.start();
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p closed the connection");
+    loop.lost(loop.course.front(), "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, false, "reset");
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1",
+            "ended 10.0.0.1 FAILED",
+            "lastTryLost RESET_BEFORE_RESPONSE 502 member 10.0.0.1:8080 of pool a/p closed the"
+                + " connection");
+    assertThat(counted).isEmpty();
+  }
+
+  @Test
+  void aTryLostOnceItsAnswerStartedBreaksTheClientsAnswer() {
+    TryLoop<FakeTry> loop = loop(3, 0, 1_000, 20);
+    loop.start();
+    FakeTry t = loop.course.front();
+    loop.course.answered(t, clock.getAsLong());
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p closed the connection");
+    loop.lost(t, "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, "reset");
+    assertThat(told)
+        .as("a request whose answer started is never sent again")
+        .endsWith("answerBroke member 10.0.0.1:8080 of pool a/p closed the connection")
+        .doesNotContain("rewind");
   }
 
   @Test
