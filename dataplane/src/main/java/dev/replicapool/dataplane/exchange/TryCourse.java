@@ -192,6 +192,20 @@ public final class TryCourse<T extends TryCourse.Attempt> {
   }
 
   /**
+   * Whether try {@code t}'s answer {@code status}, none of it passed on yet, may be replaced by
+   * another try's ({@link #answerReplaced} without paying for it yet): then it is held back while
+   * it comes, and decided on at its end.
+   */
+  public boolean mayReplace(T t, int status, boolean replayable) {
+    return phase == Phase.TRYING
+        && t == front
+        && !hedgesOut()
+        && replayable
+        && tries.wouldRetryAnswer(status)
+        && router.routableCount() > tries.tried().size();
+  }
+
+  /**
    * Try {@code t}'s member answered {@code status} before any of its answer went to the client:
    * whether another member gets the request instead ({@link Tries#wouldRetryAnswer}: a 502 or 503,
    * once, for a request the pool's members may receive twice, with the pool's {@code
@@ -201,14 +215,8 @@ public final class TryCourse<T extends TryCourse.Attempt> {
    * caller sends the retry.
    */
   public boolean answerReplaced(T t, int status, boolean replayable, long now) {
-    boolean mayReplace =
-        phase == Phase.TRYING
-            && t == front
-            && !hedgesOut()
-            && replayable
-            && tries.wouldRetryAnswer(status)
-            && router.routableCount() > tries.tried().size();
-    if (!mayReplace || !tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
+    if (!mayReplace(t, status, replayable)
+        || !tries.shouldRetry(Tries.Outcome.UNAVAILABLE_ANSWER)) {
       return false;
     }
     front = null;

@@ -88,6 +88,13 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   private Tries tries;
   private boolean grpc;
   private int status;
+
+  /**
+   * A member's 5xx answer a retry was sent to replace: it goes to the client should the retry find
+   * no member or none reachable; null otherwise.
+   */
+  private H2HeldAnswer held;
+
   private Deadlines deadlines;
   private String setCookie;
 
@@ -232,7 +239,11 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
 
   @Override
   public void noMember(int status, String message) {
-    localAnswer(status, message);
+    if (held != null) {
+      sendHeld();
+    } else {
+      localAnswer(status, message);
+    }
   }
 
   @Override
@@ -291,10 +302,18 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     loop.lost(t, label, outcome, body.replayable(), retryLabel);
   }
 
-  /** The failure noted goes to the client: 502 or 504 (gRPC: UNAVAILABLE or DEADLINE_EXCEEDED). */
+  /**
+   * The failure noted goes to the client: 502 or 504 (gRPC: UNAVAILABLE or DEADLINE_EXCEEDED); but
+   * a retry that never reached a member leaves the answer held before it as the best the client can
+   * get, as for HTTP/1.x.
+   */
   @Override
   public void lastTryLost(Tries.Outcome outcome) {
-    localAnswer(loop.failureStatus(), loop.failureMessage());
+    if (outcome == Tries.Outcome.CONNECT_FAILURE && held != null) {
+      sendHeld();
+    } else {
+      localAnswer(loop.failureStatus(), loop.failureMessage());
+    }
   }
 
   @Override
@@ -322,13 +341,40 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   @Override
-  public boolean answerReplaced(H2Try t, int status) {
-    if (!loop.course.answerReplaced(t, status, body.replayable(), fw.clock.getAsLong())) {
+  public boolean holds(H2Try t, int status) {
+    return loop.course.mayReplace(t, status, body.replayable());
+  }
+
+  /**
+   * The held answer of {@code t} came whole: another member gets the request if the retry budget
+   * allows (the answer kept meanwhile), else it goes to the client as it came.
+   */
+  @Override
+  public boolean heldAnswerEnded(H2Try t, H2HeldAnswer answer) {
+    int code = answer.status();
+    if (!loop.course.answerReplaced(t, code, body.replayable(), fw.clock.getAsLong())) {
       return false;
     }
-    loop.failed(502, pool.aboutMember(t.member(), "answered " + status));
-    loop.retry("status_" + status);
+    if (held != null) {
+      held.release();
+    }
+    held = answer;
+    loop.failed(502, pool.aboutMember(t.member(), "answered " + code));
+    loop.retry("status_" + code);
     return true;
+  }
+
+  /** The answer held from an earlier try goes to the client: no other try answered. */
+  private void sendHeld() {
+    H2HeldAnswer a = held;
+    held = null;
+    endAttempt();
+    status = a.status();
+    record.firstByte(fw.clock.getAsLong());
+    record.grpcStatus(a.grpcStatus());
+    record.bytesOut(a.writeTo(ctx));
+    ctx.flush();
+    finish(status);
   }
 
   @Override
@@ -535,6 +581,10 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
       loop.finish(); // the timer stops, hedges still out lose, the queue is left
     }
     body.release();
+    if (held != null) {
+      held.release();
+      held = null;
+    }
     if (record != null) {
       record.end(code, fw.clock.getAsLong());
     }

@@ -19,6 +19,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -56,10 +57,17 @@ final class H2Try extends ChannelInboundHandlerAdapter
     boolean answerStarted();
 
     /**
-     * Try {@code t}'s member answered {@code status} (5xx), none of it passed on yet: whether
-     * another try replaces that answer (then {@code t} is over and drops the rest of it).
+     * Try {@code t}'s member answered {@code status} (5xx), none of it passed on yet: whether that
+     * answer is held back while it comes, because another try may replace it.
      */
-    boolean answerReplaced(H2Try t, int status);
+    boolean holds(H2Try t, int status);
+
+    /**
+     * Try {@code t}'s held answer came whole: returns whether another try replaces it (then {@code
+     * t} is over and the owner keeps the answer, for the client should no other try answer), else
+     * {@code t} passes it on.
+     */
+    boolean heldAnswerEnded(H2Try t, H2HeldAnswer answer);
 
     /** Try {@code t}'s member sent its response head: its answer starts; returns its status. */
     int answerStarts(H2Try t, Http2Headers head);
@@ -93,6 +101,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
   }
 
   private Result result = Result.PENDING;
+
+  /** Its member's 5xx answer held back while it comes (a retry may replace it); null otherwise. */
+  private H2HeldAnswer held;
 
   /**
    * @param client the client stream's context, where the member's frames go
@@ -164,7 +175,9 @@ final class H2Try extends ChannelInboundHandlerAdapter
       return;
     }
     deadlines.activity(fw.clock.getAsLong());
-    if (msg instanceof Http2HeadersFrame h) {
+    if (held != null && (msg instanceof Http2HeadersFrame || msg instanceof Http2DataFrame)) {
+      holdMore((Http2StreamFrame) msg);
+    } else if (msg instanceof Http2HeadersFrame h) {
       headers(h);
     } else if (msg instanceof Http2DataFrame d) {
       record.bytesOut(d.content().readableBytes());
@@ -216,8 +229,14 @@ final class H2Try extends ChannelInboundHandlerAdapter
     reported(head);
     boolean failedCall = h.isEndStream() && grpcUnavailable(head);
     if (!owner.answerStarted()) {
-      if (!failedCall && replaced(head)) {
-        return; // another member gets the request: this answer goes nowhere
+      int code = failedCall ? 0 : serverError(head);
+      if (code != 0 && owner.holds(this, code)) {
+        addCookie(head);
+        held = new H2HeldAnswer(code, new DefaultHttp2HeadersFrame(head, h.isEndStream()));
+        if (h.isEndStream()) {
+          heldEnded();
+        }
+        return;
       }
       int status = owner.answerStarts(this, head);
       if (!failedCall) {
@@ -227,10 +246,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
     if (failedCall) {
       countResult(true, 0); // trailers of a failed call, whatever the :status said
     }
-    CharSequence answered = head.status();
-    if (setCookie != null && answered != null && answered.charAt(0) != '1') {
-      head.add("set-cookie", setCookie);
-    }
+    addCookie(head);
     if (h.isEndStream()) {
       record.grpcStatus(head.get("grpc-status"));
     }
@@ -240,15 +256,62 @@ final class H2Try extends ChannelInboundHandlerAdapter
     }
   }
 
-  /** Whether the member's 5xx answer ({@code head}) is replaced by another try's. */
-  private boolean replaced(Http2Headers head) {
+  /** The proxy's own Set-Cookie goes on a final answer's head. */
+  private void addCookie(Http2Headers head) {
+    CharSequence answered = head.status();
+    if (setCookie != null && answered != null && answered.charAt(0) != '1') {
+      head.add("set-cookie", setCookie);
+    }
+  }
+
+  /** The status of a 5xx answer ({@code head}), else 0. */
+  private static int serverError(Http2Headers head) {
     CharSequence s = head.status();
     if (s == null || s.length() != 3 || s.charAt(0) != '5') {
-      return false;
+      return 0;
     }
     int tens = Character.digit(s.charAt(1), 10);
     int ones = Character.digit(s.charAt(2), 10);
-    return tens >= 0 && ones >= 0 && owner.answerReplaced(this, 500 + tens * 10 + ones);
+    return tens >= 0 && ones >= 0 ? 500 + tens * 10 + ones : 0;
+  }
+
+  /**
+   * More of the held answer came: kept; at its end a retry may replace it, and past what is held it
+   * goes on to the client at once.
+   */
+  private void holdMore(Http2StreamFrame f) {
+    if (f instanceof Http2HeadersFrame h) {
+      reported(h.headers());
+    }
+    boolean within = held.add(H2Frames.copy(f)); // a DATA frame's buffer moves with it
+    if (held.whole()) {
+      heldEnded();
+    } else if (!within) {
+      H2HeldAnswer a = held;
+      held = null;
+      passOn(a);
+    }
+  }
+
+  /** The held answer is whole: replaced by a retry's, or it goes to the client. */
+  private void heldEnded() {
+    H2HeldAnswer a = held;
+    held = null; // the owner's now, or passed on
+    if (!owner.heldAnswerEnded(this, a)) {
+      passOn(a);
+    }
+  }
+
+  /** The answer held back goes to the client as its member's: it starts and is counted. */
+  private void passOn(H2HeldAnswer a) {
+    owner.answerStarts(this, a.head());
+    countResult(true, a.status());
+    boolean whole = a.whole();
+    record.grpcStatus(a.grpcStatus());
+    record.bytesOut(a.writeTo(client));
+    if (whole) {
+      owner.ended();
+    }
   }
 
   /**
@@ -339,6 +402,10 @@ final class H2Try extends ChannelInboundHandlerAdapter
 
   /** The try is given up: its member stream, if still open, is reset (CANCEL). */
   void cancel() {
+    if (held != null) {
+      held.release();
+      held = null;
+    }
     if (stream != null && stream.isActive()) {
       stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     }
