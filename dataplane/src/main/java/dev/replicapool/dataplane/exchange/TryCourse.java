@@ -143,7 +143,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       deadlines.stopHedging();
       return null;
     }
-    if (router.routableCount() <= tries.tried().size()) {
+    if (!router.anyLeft(tries.tried())) {
       deadlines.stopHedging(); // no member left to hedge on
       return null;
     }
@@ -202,7 +202,7 @@ public final class TryCourse<T extends TryCourse.Attempt> {
         && !hedgesOut()
         && replayable
         && tries.wouldRetryAnswer(status)
-        && router.routableCount() > tries.tried().size();
+        && router.anyLeft(tries.tried());
   }
 
   /**
@@ -254,9 +254,10 @@ public final class TryCourse<T extends TryCourse.Attempt> {
       return AfterLoss.OTHER_TRY_OUT;
     }
     phase = Phase.WAITING;
-    // A try that sent nothing leaves the request as it was; any other needs it whole.
+    // A try that sent nothing leaves the request as it was; any other needs it whole. A retry is
+    // paid for and counted only when a member not tried yet is left for it.
     boolean canResend = replayable || outcome == Tries.Outcome.CONNECT_FAILURE;
-    if (canResend && tries.shouldRetry(outcome)) {
+    if (canResend && router.anyLeft(tries.tried()) && tries.shouldRetry(outcome)) {
       return AfterLoss.RETRY;
     }
     return AfterLoss.LAST;

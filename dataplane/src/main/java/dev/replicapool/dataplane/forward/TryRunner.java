@@ -149,7 +149,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
     course.answered(course.front(), now); // the try in front answered: the hedges out lose
     front.answered(now, status);
     // the same test as TryCourse.answerReplaced: a member not tried yet may take the request now
-    return tries.wouldRetryAnswer(status) && pool.router().routableCount() > tries.tried().size();
+    return tries.wouldRetryAnswer(status) && pool.router().anyLeft(tries.tried());
   }
 
   /** A held answer ended: another member gets the request if the budget allows, else it goes. */

@@ -218,6 +218,20 @@ public final class PoolRouter {
     }
   }
 
+  /**
+   * Whether a pick past {@code tried} would find a member now (panic included): a retry or a hedge
+   * is decided, and paid for, only when one is left.
+   */
+  public boolean anyLeft(Collection<Endpoint> tried) {
+    synchronized (lock) {
+      pickNanos = clock.getAsLong();
+      boolean any =
+          !candidates.select(endpoints, tried, pickNanos, ejectedNow, chosenNow).isEmpty();
+      chosenNow.clear();
+      return any;
+    }
+  }
+
   private boolean ejectedAtPick(Endpoint e) {
     return outliers.ejected(e, pickNanos);
   }

@@ -150,6 +150,24 @@ class TryCourseTest {
   }
 
   @Test
+  void aRetryIsNeitherDecidedNorPaidForWhenEveryMemberWasTried() {
+    members = 2;
+    TryCourse<FakeTry> c = course(false, false, 3);
+    Made m = made.get(c);
+    FakeTry t = first(c);
+    assertThat(c.lost(t, "connect_failure", Tries.Outcome.CONNECT_FAILURE, false, now))
+        .isEqualTo(AfterLoss.RETRY);
+    FakeTry r = new FakeTry("retry", m.tries().next(m.router()), now);
+    c.sent(r);
+    assertThat(c.lost(r, "connect_failure", Tries.Outcome.CONNECT_FAILURE, false, now))
+        .as("retries are left, members are not")
+        .isEqualTo(AfterLoss.LAST);
+    assertThat(tries.shouldRetry(Tries.Outcome.CONNECT_FAILURE))
+        .as("the second retry was not spent on nothing")
+        .isTrue();
+  }
+
+  @Test
   void aRequestThatMayHaveReachedItsMemberIsSentAgainOnlyWhenSafeAndWhole() {
     TryCourse<FakeTry> notIdempotent = course(false, false, 1);
     FakeTry a = first(notIdempotent);
