@@ -173,16 +173,19 @@ class AbortedRequestBodyIT extends DataPlaneTestBase {
   /**
    * Every POST that reached the member had its body cut: its connection (which may have carried
    * requests before) carried nothing after it and was closed, and the member never took a shorter
-   * body for the whole one.
+   * body for the whole one. At least one reached it, at most {@code sent} (-1: any number). Not
+   * every one has to: a body whose bytes come with its head may be refused (413) before a member
+   * connection is open for it, so how many reach the member is the network's timing (28 of 30 once
+   * here).
    */
-  static void assertCutBodiesEndedTheirConnection(TestMember m, int expected) {
+  static void assertCutBodiesEndedTheirConnection(TestMember m, int sent) {
     List<io.vertx.core.http.HttpConnection> posts =
         m.byConnection.entrySet().stream()
             .filter(e -> e.getValue().stream().anyMatch(r -> r.startsWith("POST")))
             .map(java.util.Map.Entry::getKey)
             .toList();
-    if (expected >= 0) {
-      assertThat(posts).hasSize(expected);
+    if (sent >= 0) {
+      assertThat(posts).hasSizeBetween(1, sent);
     }
     for (io.vertx.core.http.HttpConnection c : posts) {
       List<String> carried = m.byConnection.get(c);
