@@ -24,18 +24,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * proxy's 502 instead.
  */
 class HeldAnswerIT extends FaultMatrixBase {
+  /** The one fault here, so that the cells read as the matrices' do. */
   enum Fault implements FaultMatrixBase.Fault {
-    ANSWER_503_RETRY_REFUSED("503 answer, its retry refused");
-
-    final String label;
-
-    Fault(String label) {
-      this.label = label;
-    }
+    ANSWER_503_RETRY_REFUSED;
 
     @Override
     public String label() {
-      return label;
+      return "503 answer, its retry refused";
     }
   }
 
