@@ -6,6 +6,7 @@ import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.upstream.MemberConnections;
 import dev.replicapool.dataplane.wire.HeadScanner;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 
 /**
  * A hedge of an HTTP/1.x request: the same request (head and kept body) sent to another member
@@ -15,14 +16,26 @@ import io.netty.buffer.ByteBuf;
  * loop only.
  */
 final class HedgeTry extends H1Try implements H1Upstream.User, MemberConnections.ConnectListener {
+  /** Where a hedge reports ({@link Hedges}). */
+  interface Owner {
+    /** Hedge {@code h} has its connection {@code ch}: the whole request goes out on it. */
+    void sendRequest(HedgeTry h, Channel ch);
+
+    /** Hedge {@code h} has a complete answer's head (or one too large). */
+    void answered(HedgeTry h);
+
+    /** Hedge {@code h} failed before any answer ({@code outcome}, {@code label}). */
+    void failed(HedgeTry h, Tries.Outcome outcome, String label);
+  }
+
   private static final int MAX_HEAD = 64 * 1024;
 
-  private final Hedges hedges;
+  private final Owner hedges;
   private H1Upstream upstream;
   private ByteBuf received;
   private boolean done;
 
-  HedgeTry(Hedges hedges, Endpoint member, long sentAt) {
+  HedgeTry(Owner hedges, Endpoint member, long sentAt) {
     super(member, sentAt);
     this.hedges = hedges;
   }

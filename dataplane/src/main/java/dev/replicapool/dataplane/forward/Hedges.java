@@ -11,15 +11,22 @@ import io.netty.channel.EventLoop;
  * connection when its {@link TryCourse} says one is due, with the same head as the first try's, and
  * the first whose answer's head is complete is adopted by the exchange (its connection and the
  * bytes so far). Whether a hedge goes, wins or loses, and what its failure means, is the course's
- * to say. Its {@link TryRunner} owns one when the pool hedges the request; its {@link HedgeTry}s
- * report here. Event loop only.
+ * to say. Its {@link TryRunner} owns one when the pool hedges the request and hears of a hedge's
+ * failure through {@link Failures}; its {@link HedgeTry}s report here through {@link
+ * HedgeTry.Owner}. Event loop only.
  */
-final class Hedges {
+final class Hedges implements HedgeTry.Owner {
+  /** What a hedge's failure goes to ({@link TryRunner}): the course decides what follows. */
+  interface Failures {
+    /** Hedge {@code h} failed ({@code outcome}, {@code label}) before any answer. */
+    void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label);
+  }
+
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final TryCourse<H1Try> course;
-  private final TryRunner runner;
-  private final Http1Exchange exchange;
+  private final Failures runner;
+  private final TryRunner.ClientSide exchange;
   private final FrontTry front;
   private final RequestRelay request;
   private final ResponseRelay response;
@@ -28,8 +35,8 @@ final class Hedges {
       Forwarding fw,
       PoolRuntime pool,
       TryCourse<H1Try> course,
-      TryRunner runner,
-      Http1Exchange exchange,
+      Failures runner,
+      TryRunner.ClientSide exchange,
       FrontTry front,
       RequestRelay request,
       ResponseRelay response) {
@@ -54,12 +61,14 @@ final class Hedges {
    * Hedge {@code h} has its connection: the whole request goes out on it, the same bytes as the
    * first try's (but its traceparent).
    */
-  void sendRequest(HedgeTry h, Channel ch) {
+  @Override
+  public void sendRequest(HedgeTry h, Channel ch) {
     request.sendWhole(ch, front.traceparent(h.member(), h.sentAt()));
   }
 
   /** A hedge has a complete answer's head first: the exchange goes on with it. */
-  void answered(HedgeTry h) {
+  @Override
+  public void answered(HedgeTry h) {
     if (exchange.finished() || response.headDone() || !course.carries(h)) {
       h.cancel(); // not needed: the request ended, or another answer came first
       return;
@@ -74,7 +83,8 @@ final class Hedges {
   }
 
   /** A hedge's connection failed or broke before any answer ({@code outcome}, {@code label}). */
-  void failed(HedgeTry h, Tries.Outcome outcome, String label) {
+  @Override
+  public void failed(HedgeTry h, Tries.Outcome outcome, String label) {
     if (!exchange.finished()) {
       runner.hedgeFailed(h, outcome, label);
     }

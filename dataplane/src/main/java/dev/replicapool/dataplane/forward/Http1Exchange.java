@@ -31,7 +31,7 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Touched on the client's event loop only (the member connections are on the same loop).
  */
-final class Http1Exchange implements H1Upstream.User {
+final class Http1Exchange implements TryRunner.ClientSide {
   private final Http1Connection client;
   private final Forwarding fw;
   private final PoolRuntime pool;
@@ -142,7 +142,8 @@ final class Http1Exchange implements H1Upstream.User {
    * The client took none of the answer for the idle timeout: the answer is cut and the connection
    * closed, as when the client goes away; nothing is counted against the member.
    */
-  void clientStalled() {
+  @Override
+  public void clientStalled() {
     endForClient("answer", null);
   }
 
@@ -151,7 +152,8 @@ final class Http1Exchange implements H1Upstream.User {
    * for it: 408 and the connection closed (an answer under way is cut); nothing is counted against
    * the member.
    */
-  void clientSilent() {
+  @Override
+  public void clientSilent() {
     long ms = pool.requests().idleNanos() / 1_000_000L;
     endForClient("request", "the client sent none of the rest of its request for " + ms + " ms");
   }
@@ -307,7 +309,8 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   /** The answer under way breaks off: the request ends, the client's connection is broken. */
-  void breakAnswer() {
+  @Override
+  public void breakAnswer() {
     flag(AccessFlag.UC);
     finish(status);
     client.brokenResponse();
@@ -323,7 +326,8 @@ final class Http1Exchange implements H1Upstream.User {
    * The try in front failed for good (a broken answer, a timeout): counted against its member; the
    * client gets {@code status} when no answer started, else its connection is broken.
    */
-  void giveUp(String outcome, int status, String message) {
+  @Override
+  public void giveUp(String outcome, int status, String message) {
     if (front.member() != null) {
       front.failed(outcome);
     }
@@ -341,7 +345,8 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   /** The proxy answers the client itself ({@code status}, {@code message}). */
-  void answer(int status, String message) {
+  @Override
+  public void answer(int status, String message) {
     this.status = status;
     local();
     runner.stopTimer();
@@ -358,7 +363,8 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   /** The answer went out whole: the client connection goes on with its next request. */
-  void ended() {
+  @Override
+  public void ended() {
     finish(status);
     client.responseDone(this, response.closeClient());
   }
@@ -396,7 +402,8 @@ final class Http1Exchange implements H1Upstream.User {
   }
 
   /** Notes {@code f} on the access-log line, if the request is logged. */
-  void flag(AccessFlag f) {
+  @Override
+  public void flag(AccessFlag f) {
     record.flag(f);
   }
 
@@ -405,7 +412,8 @@ final class Http1Exchange implements H1Upstream.User {
     record.local(null);
   }
 
-  boolean finished() {
+  @Override
+  public boolean finished() {
     return finished;
   }
 }

@@ -21,8 +21,41 @@ import dev.replicapool.dataplane.upstream.MemberConnections;
  * closed before answering, and ends the request when this says so ({@code answer}, {@code ended},
  * {@code giveUp}). Event loop only.
  */
-final class TryRunner implements TryLoop.Exchange<H1Try> {
-  private final Http1Exchange exchange;
+final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
+  /**
+   * The request as its tries see it ({@link Http1Exchange}): what reads the member's bytes, and the
+   * ends a try's course leads to.
+   */
+  interface ClientSide extends H1Upstream.User {
+    /** Whether the request ended: answered, given up, or its client gone. */
+    boolean finished();
+
+    /** The proxy answers the client itself ({@code status}, {@code message}). */
+    void answer(int status, String message);
+
+    /**
+     * The try in front failed for good ({@code outcome}): the client gets {@code status} when no
+     * answer started, else its connection is broken.
+     */
+    void giveUp(String outcome, int status, String message);
+
+    /** The answer under way breaks off: the client's connection is broken. */
+    void breakAnswer();
+
+    /** The answer went out whole. */
+    void ended();
+
+    /** Notes {@code f} on the access-log line, if the request is logged. */
+    void flag(AccessFlag f);
+
+    /** The client took none of the answer for the idle timeout. */
+    void clientStalled();
+
+    /** The client sent none of the rest of its request for the idle timeout. */
+    void clientSilent();
+  }
+
+  private final ClientSide exchange;
   private final Http1Connection client;
   private final Forwarding fw;
   private final PoolRuntime pool;
@@ -38,7 +71,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
   private Hedges hedges;
 
   TryRunner(
-      Http1Exchange exchange,
+      ClientSide exchange,
       Http1Connection client,
       Forwarding fw,
       PoolRuntime pool,
@@ -224,7 +257,8 @@ final class TryRunner implements TryLoop.Exchange<H1Try> {
   }
 
   /** A hedge failed ({@code outcome}, {@code label}) before any answer. */
-  void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
+  @Override
+  public void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label) {
     loop.failed(502, pool.aboutMember(h.member(), "failed"));
     loop.lost(h, label, outcome, true, label); // a hedged request is kept whole: it can go again
   }
