@@ -48,8 +48,8 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
 
     /**
      * The last try the request gets was lost ({@code outcome}) before any answer went out: the
-     * client gets the failure noted ({@link #failureStatus()}, {@link #failureMessage()}), or what
-     * the protocol kept of an earlier answer.
+     * client gets the failure noted ({@link TryLoop#failureStatus()}, {@link
+     * TryLoop#failureMessage()}), or what the protocol kept of an earlier answer.
      */
     void lastTryLost(Tries.Outcome outcome);
 
