@@ -76,12 +76,16 @@ class LocalRunIT {
     Thread reader = new Thread(() -> copy(run.getInputStream()), "local-run-output");
     reader.setDaemon(true);
     reader.start();
+    // The summary is read as it is written: its first line says the run is up, a later one names
+    // the kubeconfig, so that line is what is waited for (the first alone once left it unread).
+    Pattern kubeconfigLine = Pattern.compile("export KUBECONFIG=(\\S+)\\s");
     await()
         .atMost(Duration.ofMinutes(4))
         .failFast("the local run exited:\n" + output, () -> !run.isAlive())
-        .until(() -> output.indexOf("ReplicaPool runs locally") >= 0);
-    Matcher kubeconfig = Pattern.compile("export KUBECONFIG=(\\S+)").matcher(output);
-    assertThat(kubeconfig.find()).as("the summary names the kubeconfig:\n%s", output).isTrue();
+        .until(() -> kubeconfigLine.matcher(output).find());
+    assertThat(output).as("the summary says the run is up").contains("ReplicaPool runs locally");
+    Matcher kubeconfig = kubeconfigLine.matcher(output);
+    assertThat(kubeconfig.find()).isTrue();
     kubectl = new Kubectl(Path.of(kubeconfig.group(1)));
   }
 
