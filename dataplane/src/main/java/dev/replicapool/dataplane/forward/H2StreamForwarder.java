@@ -238,15 +238,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
   }
 
   @Override
-  public void noMember(int status, String message) {
-    if (held != null) {
-      sendHeld();
-    } else {
-      localAnswer(status, message);
-    }
-  }
-
-  @Override
   public void open(H2Try t) {
     Endpoint e = t.member();
     fw.h2Connections(ctx.channel().eventLoop())
@@ -302,20 +293,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     loop.lost(t, label, outcome, body.replayable(), retryLabel);
   }
 
-  /**
-   * The failure noted goes to the client: 502 or 504 (gRPC: UNAVAILABLE or DEADLINE_EXCEEDED); but
-   * a retry that never reached a member leaves the answer held before it as the best the client can
-   * get, as for HTTP/1.x.
-   */
-  @Override
-  public void lastTryLost(Tries.Outcome outcome) {
-    if (outcome == Tries.Outcome.CONNECT_FAILURE && held != null) {
-      sendHeld();
-    } else {
-      localAnswer(loop.failureStatus(), loop.failureMessage());
-    }
-  }
-
   @Override
   public void answerBroke(String why) {
     brokeMidAnswer(why, Http2Error.INTERNAL_ERROR);
@@ -364,9 +341,12 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     return true;
   }
 
-  /** The answer held from an earlier try goes to the client: no other try answered. */
-  private void sendHeld() {
+  @Override
+  public boolean sendHeldAnswer() {
     H2HeldAnswer a = held;
+    if (a == null) {
+      return false;
+    }
     held = null;
     endAttempt();
     status = a.status();
@@ -375,6 +355,7 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     record.bytesOut(a.writeTo(ctx));
     ctx.flush();
     finish(status);
+    return true;
   }
 
   @Override

@@ -12,12 +12,12 @@ import io.netty.util.concurrent.EventExecutor;
  * How the tries of one request go out, the same for an HTTP/1.x exchange ({@link TryRunner}) and an
  * HTTP/2 stream ({@link H2StreamForwarder}): the first waits in the pool's queue behind others
  * ({@link QueueSlot}), each picks its member ({@link Tries}) or waits for a free slot, a request no
- * member is left for gets 503 (none tried) or the last try's failure; one {@link DeadlineTimer}
- * watches its {@link Deadlines} and hands each one that falls due to the exchange, and its end
- * stops the timer, loses the hedges still out, leaves the queue and counts a retry the budget
- * denied. What a lost try means (wait for another, retry, the last failure, a broken answer) is its
- * {@link TryCourse}'s, acted on here ({@link #lost}); the bytes of a try and the client's answer
- * are the protocol's ({@link Exchange}).
+ * member is left for gets 503 (none tried), the last try's failure, or a member's answer held for a
+ * retry that had nowhere to go; one {@link DeadlineTimer} watches its {@link Deadlines} and hands
+ * each one that falls due to the exchange, and its end stops the timer, loses the hedges still out,
+ * leaves the queue and counts a retry the budget denied. What a lost try means (wait for another,
+ * retry, the last failure, a broken answer) is its {@link TryCourse}'s, acted on here ({@link
+ * #lost}); the bytes of a try and the client's answer are the protocol's ({@link Exchange}).
  *
  * <p>Event loop only.
  */
@@ -38,20 +38,16 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     void rewind();
 
     /**
-     * No member is left for the request: the proxy answers {@code status} and {@code message} (503
-     * when none was tried, else the last try's failure), or what it kept of an answer.
+     * The proxy answers the client itself, {@code status} and {@code message}: 503 when no member
+     * was tried or the queue turned the request away, else the last try's failure.
      */
-    void noMember(int status, String message);
-
-    /** The queue turned the request away: the proxy answers {@code status} 503 itself. */
     void localAnswer(int status, String message);
 
     /**
-     * The last try the request gets was lost ({@code outcome}) before any answer went out: the
-     * client gets the failure noted ({@link TryLoop#failureStatus()}, {@link
-     * TryLoop#failureMessage()}), or what the protocol kept of an earlier answer.
+     * The member's answer held from an earlier try, for a retry that could replace it, goes to the
+     * client as it came. Returns false when none is held. When it goes is the loop's to decide.
      */
-    void lastTryLost(Tries.Outcome outcome);
+    boolean sendHeldAnswer();
 
     /**
      * The try whose answer was going to the client was lost ({@code why}): the answer cannot be
@@ -161,10 +157,23 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
       startTry(e);
     } else if (QueueSlot.mayWait(tries)) {
       waitForSlot();
-    } else if (tries.tried().isEmpty() || failureMessage == null) {
-      exchange.noMember(503, "no routable member in pool " + pool.name());
     } else {
-      exchange.noMember(failureStatus, failureMessage);
+      noMemberLeft();
+    }
+  }
+
+  /**
+   * No member is left for the request: a member's answer held for a retry is the best the client
+   * can get, else the proxy answers 503 (none tried) or the last try's failure.
+   */
+  private void noMemberLeft() {
+    if (exchange.sendHeldAnswer()) {
+      return;
+    }
+    if (tries.tried().isEmpty() || failureMessage == null) {
+      exchange.localAnswer(503, "no routable member in pool " + pool.name());
+    } else {
+      exchange.localAnswer(failureStatus, failureMessage);
     }
   }
 
@@ -188,9 +197,21 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     switch (course.lost(t, label, outcome, replayable, fw.clock.getAsLong())) {
       case NOT_OUT, OTHER_TRY_OUT -> {} // another try may still answer
       case RETRY -> retry(retryLabel);
-      case LAST -> exchange.lastTryLost(outcome);
+      case LAST -> lastTryLost(outcome);
       case MID_ANSWER -> exchange.answerBroke(failureMessage);
     }
+  }
+
+  /**
+   * The last try the request gets was lost before any answer went out: the client gets the failure
+   * noted; but a retry that never reached a member leaves the answer held before it (a member's own
+   * 5xx) as the best the client can get.
+   */
+  private void lastTryLost(Tries.Outcome outcome) {
+    if (outcome == Tries.Outcome.CONNECT_FAILURE && exchange.sendHeldAnswer()) {
+      return;
+    }
+    exchange.localAnswer(failureStatus, failureMessage);
   }
 
   /** A try failed: if no other answers, the client gets {@code status} and {@code message}. */

@@ -130,15 +130,6 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
     MemberLinks.open(fw, client.eventLoop(), pool, t.member(), (PrimaryTry) t);
   }
 
-  @Override
-  public void noMember(int status, String message) {
-    if (response.hasHeld()) {
-      sendHeld();
-    } else {
-      exchange.answer(status, message);
-    }
-  }
-
   /**
    * A primary try (the first, or a retry; not a hedge), until its member's connection is the
    * request's ({@link RequestRelay}); a connection that comes after its try was given up is not
@@ -264,19 +255,6 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
   }
 
   /**
-   * The failure noted goes to the client; but a retry that never reached a member leaves the answer
-   * held before it as the best the client can get.
-   */
-  @Override
-  public void lastTryLost(Tries.Outcome outcome) {
-    if (outcome == Tries.Outcome.CONNECT_FAILURE && response.hasHeld()) {
-      sendHeld();
-    } else {
-      exchange.answer(loop.failureStatus(), loop.failureMessage());
-    }
-  }
-
-  /**
    * Not reached today: an HTTP/1 try whose answer started is not lost through its course (a per-try
    * timeout and a hedge's failure come before any answer; a member that breaks mid-answer is {@link
    * Http1Exchange#memberClosed}'s), but should one be, its client's answer breaks.
@@ -286,13 +264,21 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
     exchange.breakAnswer();
   }
 
-  private void sendHeld() {
+  @Override
+  public boolean sendHeldAnswer() {
     if (!response.sendHeld()) {
-      exchange.answer(loop.failureStatus(), loop.failureMessage());
-      return;
+      return false;
     }
     loop.timer.stop();
     exchange.ended();
+    return true;
+  }
+
+  /** The held answer goes now; with none, the failure noted. */
+  private void sendHeld() {
+    if (!sendHeldAnswer()) {
+      exchange.answer(loop.failureStatus(), loop.failureMessage());
+    }
   }
 
   @Override

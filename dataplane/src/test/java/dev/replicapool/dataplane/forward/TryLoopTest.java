@@ -46,6 +46,9 @@ class TryLoopTest {
 
   record FakeTry(Endpoint member, long sentAt) implements TryCourse.Attempt {}
 
+  /** Whether the fake exchange holds a member's answer for a retry. */
+  boolean holding;
+
   /** The request under test: the fake exchange does to it what a protocol's side would. */
   TryLoop<FakeTry> current;
 
@@ -67,13 +70,9 @@ class TryLoopTest {
         }
 
         @Override
-        public void noMember(int status, String message) {
-          told.add("noMember " + status + " " + message);
-        }
-
-        @Override
         public void localAnswer(int status, String message) {
           told.add("localAnswer " + status + " " + message);
+          current.finish(); // the client is answered, the request ends
         }
 
         @Override
@@ -92,15 +91,14 @@ class TryLoopTest {
         }
 
         @Override
-        public void lastTryLost(Tries.Outcome outcome) {
-          told.add(
-              "lastTryLost "
-                  + outcome
-                  + " "
-                  + current.failureStatus()
-                  + " "
-                  + current.failureMessage());
-          current.finish(); // the client gets the failure, the request ends
+        public boolean sendHeldAnswer() {
+          if (!holding) {
+            return false;
+          }
+          told.add("sendHeldAnswer");
+          holding = false;
+          current.finish();
+          return true;
         }
 
         @Override
@@ -249,8 +247,7 @@ class TryLoopTest {
         .endsWith(
             "tryTimedOut",
             "ended 10.0.0.3 FAILED",
-            "lastTryLost TRY_TIMEOUT 504 member 10.0.0.3:8080 of pool a/p did not answer within"
-                + " 100 ms");
+            "localAnswer 504 member 10.0.0.3:8080 of pool a/p did not answer within" + " 100 ms");
     assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
   }
 
@@ -258,7 +255,7 @@ class TryLoopTest {
   void aPoolWithNoRoutableMemberIsAnswered503NamingThePool() {
     TryLoop<FakeTry> loop = loop(0, 0, 100, 20);
     loop.start();
-    assertThat(told).containsExactly("noMember 503 no routable member in pool a/p");
+    assertThat(told).containsExactly("localAnswer 503 no routable member in pool a/p");
   }
 
   @Test
@@ -271,8 +268,49 @@ class TryLoopTest {
         .containsExactly(
             "open 10.0.0.1",
             "rewind",
-            "noMember 504 member 10.0.0.1:8080 of pool a/p did not answer within 100 ms");
+            "localAnswer 504 member 10.0.0.1:8080 of pool a/p did not answer within 100 ms");
     assertThat(counted).containsExactly("retry timeout");
+  }
+
+  @Test
+  void whenNoMemberIsLeftTheMembersAnswerHeldForTheRetryGoesNotTheProxysFailure() {
+    TryLoop<FakeTry> loop = loop(1, 0, 100, 20);
+    loop.start();
+    holding = true; // the member answered 503, held for a retry elsewhere
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p answered 503");
+    loop.retry("status_503");
+    assertThat(told).containsExactly("open 10.0.0.1", "rewind", "sendHeldAnswer");
+  }
+
+  @Test
+  void aLastRetryThatCouldNotConnectLeavesTheHeldAnswerAsTheBestThereIs() {
+    TryLoop<FakeTry> loop = loop(2, 0, 1_000, 20);
+    loop.start();
+    holding = true;
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p answered 503");
+    loop.retry("status_503");
+    loop.failed(502, "member 10.0.0.2:8080 of pool a/p is unreachable");
+    loop.lost(
+        loop.course.front(), "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect");
+    assertThat(told)
+        .containsExactly(
+            "open 10.0.0.1", "rewind", "open 10.0.0.2", "ended 10.0.0.2 FAILED", "sendHeldAnswer");
+  }
+
+  @Test
+  void aLastRetryThatMayHaveReachedItsMemberAnswersItsOwnFailureNotTheHeldAnswer() {
+    TryLoop<FakeTry> loop = loop(2, 0, 1_000, 20);
+    loop.start();
+    holding = true;
+    loop.failed(502, "member 10.0.0.1:8080 of pool a/p answered 503");
+    loop.retry("status_503");
+    loop.failed(502, "member 10.0.0.2:8080 of pool a/p closed the connection");
+    loop.lost(loop.course.front(), "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, "reset");
+    assertThat(told)
+        .endsWith(
+            "ended 10.0.0.2 FAILED",
+            "localAnswer 502 member 10.0.0.2:8080 of pool a/p closed the connection")
+        .doesNotContain("sendHeldAnswer");
   }
 
   @Test
@@ -312,8 +350,7 @@ class TryLoopTest {
         .containsExactly(
             "open 10.0.0.1",
             "ended 10.0.0.1 FAILED",
-            "lastTryLost RESET_BEFORE_RESPONSE 502 member 10.0.0.1:8080 of pool a/p closed the"
-                + " connection");
+            "localAnswer 502 member 10.0.0.1:8080 of pool a/p closed the" + " connection");
     assertThat(counted).isEmpty();
   }
 
