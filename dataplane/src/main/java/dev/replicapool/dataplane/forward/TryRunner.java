@@ -170,10 +170,13 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
    */
   boolean answerHead(int status) {
     long now = fw.clock.getAsLong();
-    course.answered(course.front(), now); // the try in front answered: the hedges out lose
+    H1Try t = course.front();
+    // The course's rule, as for HTTP/2: held only while it is the one try out. Whether the
+    // request is kept whole is known at the answer's end (heldAnswerEnded), not yet.
+    boolean hold = course.mayReplace(t, status, true);
+    course.answered(t, now); // the try in front answered: the hedges out lose
     front.answered(now, status);
-    // the same test as TryCourse.answerReplaced: a member not tried yet may take the request now
-    return tries.wouldRetryAnswer(status) && pool.router().anyLeft(tries.tried());
+    return hold;
   }
 
   /** A held answer ended: another member gets the request if the budget allows, else it goes. */

@@ -387,6 +387,15 @@ class TryCourseTest {
     TryCourse<FakeTry> post = course(requests(false, 20, 10), false, new RetryPolicy(1, true));
     assertThat(post.answerReplaced(first(post), 503, true, now)).as("not safe to repeat").isFalse();
 
+    TryCourse<FakeTry> hedged = course(requests(true, 20, 10), true, new RetryPolicy(1, true));
+    FakeTry d = first(hedged);
+    now += 20 * MS;
+    hedge(hedged);
+    assertThat(hedged.mayReplace(d, 503, true))
+        .as("a hedge is out: the answer goes on, the hedge loses")
+        .isFalse();
+    assertThat(hedged.answerReplaced(d, 503, true, now)).isFalse();
+
     members = 1;
     TryCourse<FakeTry> alone = course(requests(false, 20, 10), true, new RetryPolicy(1, true));
     assertThat(alone.answerReplaced(first(alone), 503, true, now))
