@@ -105,6 +105,15 @@ final class CrashingMember {
     this.mode = mode;
   }
 
+  /** Milliseconds between reading a request whole and doing what its mode says: 0, at once. */
+  private long delayMillis;
+
+  /** Does what its mode says {@code millis} after reading each request. */
+  CrashingMember after(long millis) {
+    delayMillis = millis;
+    return this;
+  }
+
   CrashingMember start() {
     if (mode == Mode.CLOSE_ON_ACCEPT) {
       tcp =
@@ -138,22 +147,31 @@ final class CrashingMember {
                               received.add(
                                   new Received(req.method().name(), req.path(), body.toString()));
                               seen.add(Seen.of(req.method().name(), req.path(), body.getBytes()));
-                              switch (mode) {
-                                case CRASH_AFTER_READ -> crash(req);
-                                case REFUSE_STREAM -> req.response().reset(0x7);
-                                case ANSWER_503 -> req.response().setStatusCode(503).end(name);
-                                case ANSWER -> answer(req);
-                                case CLOSE_ON_ACCEPT -> throw new IllegalStateException();
-                                case STALL, GOAWAY_AT_PREFACE -> {} // no answer, ever
-                                case RESET_MID_ANSWER -> resetMidAnswer(req);
-                                case GOAWAY_AFTER_READ -> goAwayAfterRead(req);
-                                case EXTRA_ANSWER -> answerTwice(req);
+                              if (delayMillis > 0) {
+                                vertx.setTimer(delayMillis, id -> act(req));
+                              } else {
+                                act(req);
                               }
                             }))
             .listen(0, "127.0.0.1")
             .await();
     port = server.actualPort();
     return this;
+  }
+
+  /** What its mode does with a request it read. */
+  private void act(HttpServerRequest req) {
+    switch (mode) {
+      case CRASH_AFTER_READ -> crash(req);
+      case REFUSE_STREAM -> req.response().reset(0x7);
+      case ANSWER_503 -> req.response().setStatusCode(503).end(name);
+      case ANSWER -> answer(req);
+      case CLOSE_ON_ACCEPT -> throw new IllegalStateException();
+      case STALL, GOAWAY_AT_PREFACE -> {} // no answer, ever
+      case RESET_MID_ANSWER -> resetMidAnswer(req);
+      case GOAWAY_AFTER_READ -> goAwayAfterRead(req);
+      case EXTRA_ANSWER -> answerTwice(req);
+    }
   }
 
   /**

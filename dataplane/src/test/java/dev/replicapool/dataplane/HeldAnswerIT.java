@@ -21,26 +21,42 @@ import org.junit.jupiter.params.provider.MethodSource;
  * POST and the gRPC call named idempotent): the member picked first (weight 1) answers 503 with its
  * name as the body, the only other member (0.1) refuses connections, the pool retries idempotent
  * 5xx. Before HTTP/2 streams held such an answer, an HTTP/2 or gRPC client of an h2c pool got the
- * proxy's 502 instead.
+ * proxy's 502 instead. And the same 503 while a hedge of the request is out: not held, for any
+ * protocol.
  */
 class HeldAnswerIT extends FaultMatrixBase {
-  /** The one fault here, so that the cells read as the matrices' do. */
+  /** The faults here, so that the cells read as the matrices' do. */
   enum Fault implements FaultMatrixBase.Fault {
-    ANSWER_503_RETRY_REFUSED;
+    ANSWER_503_RETRY_REFUSED("503 answer, its retry refused"),
+    ANSWER_503_HEDGE_OUT("503 answer while a hedge is out");
+
+    private final String label;
+
+    Fault(String label) {
+      this.label = label;
+    }
 
     @Override
     public String label() {
-      return "503 answer, its retry refused";
+      return label;
     }
   }
 
-  /** The cells whose request the pool may send twice. */
-  static Stream<Cell<Fault>> cells() {
-    return Cell.all(Fault.values(), (f, m) -> true).filter(Cell::idempotent);
+  static Stream<Cell<Fault>> retryRefused() {
+    return cells(Fault.ANSWER_503_RETRY_REFUSED);
+  }
+
+  static Stream<Cell<Fault>> hedgeOut() {
+    return cells(Fault.ANSWER_503_HEDGE_OUT);
+  }
+
+  /** The cells of {@code fault} whose request the pool may send twice. */
+  static Stream<Cell<Fault>> cells(Fault fault) {
+    return Cell.all(new Fault[] {fault}, (f, m) -> true).filter(Cell::idempotent);
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("cells")
+  @MethodSource("retryRefused")
   void theMembersOwn503GoesToTheClientWhenItsRetryReachesNoMember(Cell<Fault> cell)
       throws Exception {
     int n = cellNumber.incrementAndGet();
@@ -85,6 +101,60 @@ class HeldAnswerIT extends FaultMatrixBase {
           .containsExactly("status_503");
     } finally {
       busy.stop();
+    }
+  }
+
+  /**
+   * The member picked first answers 503 only after a hedge went to one of two members that never
+   * answer: the 503 goes to the client and the hedge loses, for every client and member protocol
+   * alike (one rule, {@code TryCourse.mayReplace}); no retry goes to the third member. HTTP/1.x
+   * exchanges once dropped the hedge and sent a retry to the third, which never answered either.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("hedgeOut")
+  void aMembers503WhileAHedgeIsOutGoesToTheClientAndNoRetryFollows(Cell<Fault> cell)
+      throws Exception {
+    int n = cellNumber.incrementAndGet();
+    String host = "h" + n + ".held.example";
+    String pool = "held/h" + n;
+    CrashingMember busy = new CrashingMember(vertx, "busy", Mode.ANSWER_503).after(300).start();
+    CrashingMember s1 = new CrashingMember(vertx, "s1", Mode.STALL).start();
+    CrashingMember s2 = new CrashingMember(vertx, "s2", Mode.STALL).start();
+    try {
+      SnapshotBuilder b =
+          SnapshotBuilder.pool(pool)
+              .hosts(host)
+              .appProtocol(cell.members().appProtocol)
+              .member(busy.snapshot(1.0))
+              .member(s1.snapshot(0.1))
+              .member(s2.snapshot(0.1))
+              .retryOn5xx()
+              .hedgeAfterMillis(20, 1);
+      if (cell.named()) {
+        b.idempotent(List.of("POST"), List.of("/replicapool.test.Echo/*"));
+      }
+      publish(b);
+
+      byte[] body = body(n);
+      Outcome got = send(cell.client(), cell.request(), host, body);
+      Seen sent = expectedSeen(cell.request(), body);
+
+      if (cell.client() == Client.GRPC) {
+        assertThat(got.status()).as("%s", cell).isEqualTo("UNAVAILABLE");
+        assertThat(got.body()).as("%s: %s", cell, got).contains("503");
+      } else {
+        assertThat(got).as("%s", cell).isEqualTo(new Outcome("503", "busy"));
+      }
+      assertThat(busy.seen).as("%s", cell).containsExactly(sent);
+      List<Seen> stalled = Stream.concat(s1.seen.stream(), s2.seen.stream()).toList();
+      assertThat(stalled)
+          .as("%s: the hedge, as sent, and no retry after it", cell)
+          .containsExactly(sent);
+      assertThat(retryReasons(pool)).as("%s", cell).isEmpty();
+    } finally {
+      busy.stop();
+      s1.stop();
+      s2.stop();
     }
   }
 }
