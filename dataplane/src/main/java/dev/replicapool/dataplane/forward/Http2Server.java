@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 
@@ -31,6 +32,12 @@ public final class Http2Server {
   /** Sets up HTTP/2 on a connection whose TLS handshake chose h2. */
   public static void install(ChannelPipeline p, Forwarding fw, String dedicatedPool, boolean tls) {
     long maxHeaderList = Math.max(fw.settings.maxHeaderSize(), 1024);
+    // Each stream's answer flushes the connection; these flushes come while a member's connection
+    // is read, not this one, so without this each would be a write of its own.
+    p.addLast(
+        "flushes",
+        new FlushConsolidationHandler(
+            FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     p.addLast(
         "h2",
         H2StreamStateGuard.serverCodec()

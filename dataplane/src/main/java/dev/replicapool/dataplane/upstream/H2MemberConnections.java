@@ -18,6 +18,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -133,6 +134,11 @@ public final class H2MemberConnections {
           ch.pipeline().addLast("tls", ssl[0]);
         }
         ch.pipeline()
+            // Every client stream forwarded flushes this connection, while the client's connection
+            // is read: one write for the streams of one read, not one each.
+            .addLast(
+                new FlushConsolidationHandler(
+                    FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
             .addLast(
                 Http2FrameCodecBuilder.forClient()
                     .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
