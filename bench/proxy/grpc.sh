@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # gRPC through the data plane beside HAProxy (proto h2 to the servers) and direct: unary RPCs of
-# the sample replica's Tracking/Track (grpc-java, h2c) driven by h2load over ONE client connection
-# with 16 concurrent streams, one event loop / thread per proxy; and the spread over 3 members.
-#   bench/proxy/grpc.sh            ROUNDS=3 REQUESTS=30000
+# the sample replica's Tracking/Track (grpc-java, h2c) driven by h2load, by default over ONE client
+# connection with 16 concurrent streams, one event loop / thread per proxy; and the spread over 3
+# members.
+#   bench/proxy/grpc.sh            ROUNDS=3 REQUESTS=30000 CONNS=1 STREAMS=16
+# CONNS client connections with STREAMS calls in flight on each (h2load -c, -m).
 source "$(dirname "$0")/../lib/common.sh"
-ROUNDS=${ROUNDS:-3}; REQUESTS=${REQUESTS:-30000}
+ROUNDS=${ROUNDS:-3}; REQUESTS=${REQUESTS:-30000}; CONNS=${CONNS:-1}; STREAMS=${STREAMS:-16}
 need h2load haproxy
 RES="$OUT/grpc.tsv"
 log "machine: $(machine)"
@@ -23,7 +25,7 @@ haproxy_grpc_start 1
 printf '\x00\x00\x00\x00\x0242' > "$OUT/track.bin"
 declare -A PORT=([dataplane]=$DP_PORT [haproxy]=$HAPROXY_PORT [direct]=$((BACKEND_BASE + 1)))
 h2() { # port requests
-  h2load -n "$2" -c 1 -m 16 -d "$OUT/track.bin" -H 'content-type: application/grpc' -H 'te: trailers' \
+  h2load -n "$2" -c "$CONNS" -m "$STREAMS" -d "$OUT/track.bin" -H 'content-type: application/grpc' -H 'te: trailers' \
     -H ":authority: $HOSTHDR" "http://127.0.0.1:$1/replicapool.sample.Tracking/Track" 2>&1
 }
 for x in dataplane haproxy direct; do h2 "${PORT[$x]}" 20000 > /dev/null; done # warm-up
