@@ -28,7 +28,8 @@ h2() { # port requests
   h2load -n "$2" -c "$CONNS" -m "$STREAMS" -d "$OUT/track.bin" -H 'content-type: application/grpc' -H 'te: trailers' \
     -H ":authority: $HOSTHDR" "http://127.0.0.1:$1/replicapool.sample.Tracking/Track" 2>&1
 }
-for x in dataplane haproxy direct; do h2 "${PORT[$x]}" 20000 > /dev/null; done # warm-up
+# warm-up: at least as many calls as a round, twice for the data plane (its JIT)
+for x in dataplane dataplane haproxy direct; do h2 "${PORT[$x]}" $((REQUESTS > 20000 ? REQUESTS : 20000)) > /dev/null; done
 echo -e "round\ttarget\trps\tmean_ms\tok\tfailed" > "$RES"
 for r in $(seq 1 "$ROUNDS"); do
   for x in dataplane haproxy direct; do
