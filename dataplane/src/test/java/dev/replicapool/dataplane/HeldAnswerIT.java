@@ -64,17 +64,13 @@ class HeldAnswerIT extends FaultMatrixBase {
     String pool = "held/c" + n;
     CrashingMember busy = new CrashingMember(vertx, "busy", Mode.ANSWER_503).start();
     try (RefusedPort refused = new RefusedPort("127.0.0.1")) {
-      SnapshotBuilder b =
+      publishFor(
+          cell,
           SnapshotBuilder.pool(pool)
               .hosts(host)
-              .appProtocol(cell.members().appProtocol)
               .member(busy.snapshot(1.0))
               .member(new MemberSnapshot("127.0.0.1", refused.port, 0.1, MemberState.Healthy))
-              .retryOn5xx();
-      if (cell.named()) {
-        b.idempotent(List.of("POST"), List.of("/replicapool.test.Echo/*"));
-      }
-      publish(b);
+              .retryOn5xx());
 
       byte[] body = body(n);
       Outcome got = send(cell.client(), cell.request(), host, body);
@@ -84,17 +80,7 @@ class HeldAnswerIT extends FaultMatrixBase {
       assertThat(busy.seen)
           .as("%s: the busy member read it once, as sent", cell)
           .containsExactly(sent);
-      if (cell.client() == Client.GRPC) {
-        // grpc-java reads an HTTP 503 as UNAVAILABLE and says so; the proxy's own 502 would say
-        // which member was unreachable instead.
-        assertThat(got.status()).as("%s", cell).isEqualTo("UNAVAILABLE");
-        assertThat(got.body())
-            .as("%s: %s", cell, got)
-            .contains("503")
-            .doesNotContain("unreachable");
-      } else {
-        assertThat(got).as("%s", cell).isEqualTo(new Outcome("503", "busy"));
-      }
+      assertBusy503(cell, got);
       // The refused retry is not followed by another: no member is left for one.
       assertThat(retryReasons(pool))
           .as("%s: the 503 was retried, its retry refused", cell)
@@ -121,30 +107,21 @@ class HeldAnswerIT extends FaultMatrixBase {
     CrashingMember s1 = new CrashingMember(vertx, "s1", Mode.STALL).start();
     CrashingMember s2 = new CrashingMember(vertx, "s2", Mode.STALL).start();
     try {
-      SnapshotBuilder b =
+      publishFor(
+          cell,
           SnapshotBuilder.pool(pool)
               .hosts(host)
-              .appProtocol(cell.members().appProtocol)
               .member(busy.snapshot(1.0))
               .member(s1.snapshot(0.1))
               .member(s2.snapshot(0.1))
               .retryOn5xx()
-              .hedgeAfterMillis(20, 1);
-      if (cell.named()) {
-        b.idempotent(List.of("POST"), List.of("/replicapool.test.Echo/*"));
-      }
-      publish(b);
+              .hedgeAfterMillis(20, 1));
 
       byte[] body = body(n);
       Outcome got = send(cell.client(), cell.request(), host, body);
       Seen sent = expectedSeen(cell.request(), body);
 
-      if (cell.client() == Client.GRPC) {
-        assertThat(got.status()).as("%s", cell).isEqualTo("UNAVAILABLE");
-        assertThat(got.body()).as("%s: %s", cell, got).contains("503");
-      } else {
-        assertThat(got).as("%s", cell).isEqualTo(new Outcome("503", "busy"));
-      }
+      assertBusy503(cell, got);
       assertThat(busy.seen).as("%s", cell).containsExactly(sent);
       List<Seen> stalled = Stream.concat(s1.seen.stream(), s2.seen.stream()).toList();
       assertThat(stalled)
@@ -155,6 +132,29 @@ class HeldAnswerIT extends FaultMatrixBase {
       busy.stop();
       s1.stop();
       s2.stop();
+    }
+  }
+
+  /**
+   * Publishes {@code pool} to the cell's members' protocol, naming what the cell names idempotent.
+   */
+  private void publishFor(Cell<Fault> cell, SnapshotBuilder pool) throws Exception {
+    pool.appProtocol(cell.members().appProtocol);
+    if (cell.named()) {
+      pool.idempotent(List.of("POST"), List.of("/replicapool.test.Echo/*"));
+    }
+    publish(pool);
+  }
+
+  /** The client got the busy member's own 503, as it came. */
+  private static void assertBusy503(Cell<Fault> cell, Outcome got) {
+    if (cell.client() == Client.GRPC) {
+      // grpc-java reads an HTTP 503 as UNAVAILABLE and says so; the proxy's own 502 would say
+      // which member was unreachable instead.
+      assertThat(got.status()).as("%s", cell).isEqualTo("UNAVAILABLE");
+      assertThat(got.body()).as("%s: %s", cell, got).contains("503").doesNotContain("unreachable");
+    } else {
+      assertThat(got).as("%s", cell).isEqualTo(new Outcome("503", "busy"));
     }
   }
 }

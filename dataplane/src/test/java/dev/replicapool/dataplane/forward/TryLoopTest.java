@@ -282,13 +282,19 @@ class TryLoopTest {
     assertThat(told).containsExactly("open 10.0.0.1", "rewind", "sendHeldAnswer");
   }
 
-  @Test
-  void aLastRetryThatCouldNotConnectLeavesTheHeldAnswerAsTheBestThereIs() {
+  /** A request to two members: the first answered 503, held; the retry went to the second. */
+  TryLoop<FakeTry> retryingAHeld503() {
     TryLoop<FakeTry> loop = loop(2, 0, 1_000, 20);
     loop.start();
     holding = true;
     loop.failed(502, "member 10.0.0.1:8080 of pool a/p answered 503");
     loop.retry("status_503");
+    return loop;
+  }
+
+  @Test
+  void aLastRetryThatCouldNotConnectLeavesTheHeldAnswerAsTheBestThereIs() {
+    TryLoop<FakeTry> loop = retryingAHeld503();
     loop.failed(502, "member 10.0.0.2:8080 of pool a/p is unreachable");
     loop.lost(
         loop.course.front(), "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect");
@@ -299,11 +305,7 @@ class TryLoopTest {
 
   @Test
   void aLastRetryThatMayHaveReachedItsMemberAnswersItsOwnFailureNotTheHeldAnswer() {
-    TryLoop<FakeTry> loop = loop(2, 0, 1_000, 20);
-    loop.start();
-    holding = true;
-    loop.failed(502, "member 10.0.0.1:8080 of pool a/p answered 503");
-    loop.retry("status_503");
+    TryLoop<FakeTry> loop = retryingAHeld503();
     loop.failed(502, "member 10.0.0.2:8080 of pool a/p closed the connection");
     loop.lost(loop.course.front(), "reset", Tries.Outcome.RESET_BEFORE_RESPONSE, true, "reset");
     assertThat(told)
