@@ -247,7 +247,7 @@ class TryLoopTest {
         .endsWith(
             "tryTimedOut",
             "ended 10.0.0.3 FAILED",
-            "localAnswer 504 member 10.0.0.3:8080 of pool a/p did not answer within" + " 100 ms");
+            "localAnswer 504 member 10.0.0.3:8080 of pool a/p did not answer within 100 ms");
     assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
   }
 
@@ -352,7 +352,7 @@ class TryLoopTest {
         .containsExactly(
             "open 10.0.0.1",
             "ended 10.0.0.1 FAILED",
-            "localAnswer 502 member 10.0.0.1:8080 of pool a/p closed the" + " connection");
+            "localAnswer 502 member 10.0.0.1:8080 of pool a/p closed the connection");
     assertThat(counted).isEmpty();
   }
 
