@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,6 @@ import org.slf4j.LoggerFactory;
 public final class LeaseRegistrar implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRegistrar.class);
 
-  private final KubernetesClient client;
   private final MemberLease lease;
   private final long renewIntervalMillis;
   private final BooleanSupplier health;
@@ -57,17 +57,16 @@ public final class LeaseRegistrar implements AutoCloseable {
   private boolean healthSupplierFailing;
 
   LeaseRegistrar(
-      KubernetesClient client,
+      LeaseApi api,
       MemberLease lease,
       long renewIntervalMillis,
       BooleanSupplier health,
       Clock clock) {
-    this.client = client;
     this.lease = lease;
     this.renewIntervalMillis = renewIntervalMillis;
     this.health = health;
     this.clock = clock;
-    this.writer = new LeaseWriter(client, lease);
+    this.writer = new LeaseWriter(api, lease);
     this.executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -77,8 +76,15 @@ public final class LeaseRegistrar implements AutoCloseable {
             });
   }
 
+  /** A registrar whose calls go through {@code client}, which the caller keeps and closes. */
   public static LeaseRegistrarBuilder builder(KubernetesClient client) {
-    return new LeaseRegistrarBuilder(client);
+    return new LeaseRegistrarBuilder(
+        (namespace, name) -> new Fabric8LeaseApi(client, false, namespace, name));
+  }
+
+  /** A registrar whose calls go through the API {@code apis} makes for a namespace and name. */
+  static LeaseRegistrarBuilder builder(BiFunction<String, String, LeaseApi> apis) {
+    return new LeaseRegistrarBuilder(apis);
   }
 
   /** Starts renewing: the first renewal runs at once, in the background. Idempotent. */

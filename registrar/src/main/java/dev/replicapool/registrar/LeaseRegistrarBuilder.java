@@ -1,10 +1,10 @@
 package dev.replicapool.registrar;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -26,7 +26,7 @@ public final class LeaseRegistrarBuilder {
         }
       };
 
-  private final KubernetesClient client;
+  private final BiFunction<String, String, LeaseApi> apis;
   private String namespace;
   private String pool;
   private String replica;
@@ -38,8 +38,8 @@ public final class LeaseRegistrarBuilder {
   private Duration healthTimeout;
   private Clock clock = Clock.systemUTC();
 
-  LeaseRegistrarBuilder(KubernetesClient client) {
-    this.client = Objects.requireNonNull(client, "client");
+  LeaseRegistrarBuilder(BiFunction<String, String, LeaseApi> apis) {
+    this.apis = Objects.requireNonNull(apis, "apis");
   }
 
   public LeaseRegistrarBuilder namespace(String namespace) {
@@ -123,7 +123,8 @@ public final class LeaseRegistrarBuilder {
               : Duration.ofMillis(Math.max(50, Math.min(1000, renew / 2)));
       check = new HttpHealthCheck(healthUrl, timeout);
     }
-    return new LeaseRegistrar(client, lease, renew, check, clock);
+    return new LeaseRegistrar(
+        apis.apply(lease.namespace(), lease.leaseName()), lease, renew, check, clock);
   }
 
   private static long defaultRenew(MemberLease lease) {

@@ -1,14 +1,5 @@
 package dev.replicapool.registrar;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
-import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,79 +15,55 @@ final class LeaseWriter {
   /** The registrar's logger: what a renewal did is the registrar's story in the log. */
   private static final Logger log = LoggerFactory.getLogger(LeaseRegistrar.class);
 
-  private final KubernetesClient client;
+  private final LeaseApi api;
   private final MemberLease lease;
 
-  /** The Lease by name alone: what {@code resource(...)} needs to address it. */
-  private final Lease target;
-
-  LeaseWriter(KubernetesClient client, MemberLease lease) {
-    this.client = client;
+  LeaseWriter(LeaseApi api, MemberLease lease) {
+    this.api = api;
     this.lease = lease;
-    this.target =
-        new LeaseBuilder()
-            .withNewMetadata()
-            .withName(lease.leaseName())
-            .withNamespace(lease.namespace())
-            .endMetadata()
-            .build();
   }
 
   /** Whether a write went through: until then, the Lease is created first. */
   private boolean written;
 
   void write(boolean healthy, boolean draining, Instant now) {
-    var leases = client.leases().inNamespace(lease.namespace());
     if (!written) {
       try {
-        create(leases, healthy, draining, now);
+        create(healthy, draining, now);
         written = true;
         return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
+      } catch (LeaseApi.RefusedException e) {
+        if (e.code() != 409) {
           throw e;
         }
         // there already (a replica started again): renewed by the patch below
       }
     }
     try {
-      // Patching through resource(item) addresses the Lease by the item's name; withName(...)
-      // would GET it first, doubling the calls per renewal.
-      leases
-          .resource(target)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), lease.renewalPatch(healthy, draining, now));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
+      api.mergePatch(lease.renewalPatch(healthy, draining, now));
+    } catch (LeaseApi.RefusedException e) {
+      if (e.code() != 404) {
         throw e;
       }
-      create(leases, healthy, draining, now);
+      create(healthy, draining, now);
     }
     written = true;
   }
 
-  private void create(
-      NonNamespaceOperation<Lease, LeaseList, Resource<Lease>> leases,
-      boolean healthy,
-      boolean draining,
-      Instant now) {
-    Lease created = leases.resource(lease.toLease(healthy, draining, now)).create();
-    log.info(
-        "created Lease {}/{} (resourceVersion {})",
-        lease.namespace(),
-        lease.leaseName(),
-        created.getMetadata().getResourceVersion());
+  private void create(boolean healthy, boolean draining, Instant now) {
+    api.create(lease.creationJson(healthy, draining, now));
+    log.info("created Lease {}/{}", lease.namespace(), lease.leaseName());
   }
 
   /** Deletes the Lease (after a drain): the member leaves at once instead of at its expiry. */
   void delete() {
-    client.leases().inNamespace(lease.namespace()).resource(target).delete();
+    api.delete();
   }
 
-  /** A failure in one line: the API server's status, else the message and its root cause. */
+  /** A failure in one line: the API server's code and message, else the message and its cause. */
   static String describe(Exception e) {
-    if (e instanceof KubernetesClientException k && k.getCode() > 0) {
-      String reason = k.getStatus() != null ? k.getStatus().getMessage() : k.getMessage();
-      return "HTTP " + k.getCode() + ": " + reason;
+    if (e instanceof LeaseApi.RefusedException) {
+      return e.getMessage();
     }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {

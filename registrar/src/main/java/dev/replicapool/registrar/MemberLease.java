@@ -1,21 +1,15 @@
 package dev.replicapool.registrar;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.replicapool.api.registration.LeaseConventions;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.regex.Pattern;
 
 /**
  * Who a registrar registers and how its Lease looks: pure functions from the replica's identity,
- * its health flag and the current time to the Lease object (for creation) and the JSON merge patch
- * (for renewal). No I/O, so every field is unit-tested.
+ * its health flag and the current time to the Lease (for creation) and the JSON merge patch (for
+ * renewal), both as JSON. No I/O, so every field is unit-tested.
  *
  * <p>The Lease follows {@link LeaseConventions}: named {@code <pool>-<replica>}, labelled with the
  * pool, annotated with the address and the health flag, held by the replica, with {@code
@@ -31,7 +25,6 @@ public record MemberLease(
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final DateTimeFormatter MICRO_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSX").withZone(ZoneOffset.UTC);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   public MemberLease {
     requireNonBlank(namespace, "namespace");
@@ -78,71 +71,82 @@ public record MemberLease(
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
   }
 
-  /** The full Lease to create when none exists. */
-  public Lease toLease(boolean healthy, Instant now) {
-    return toLease(healthy, false, now);
-  }
-
-  /** As {@link #toLease(boolean, Instant)}, with the drain annotation when {@code draining}. */
-  public Lease toLease(boolean healthy, boolean draining, Instant now) {
-    Lease lease = toLeaseWithoutDrain(healthy, now);
-    if (draining) {
-      lease.getMetadata().getAnnotations().put(LeaseConventions.DRAIN_ANNOTATION, "true");
-    }
-    return lease;
-  }
-
-  private Lease toLeaseWithoutDrain(boolean healthy, Instant now) {
-    ZonedDateTime time = now.truncatedTo(ChronoUnit.MICROS).atZone(ZoneOffset.UTC);
-    return new LeaseBuilder()
-        .withNewMetadata()
-        .withName(leaseName())
-        .withNamespace(namespace)
-        .addToLabels(LeaseConventions.POOL_LABEL, pool)
-        .addToAnnotations(LeaseConventions.ADDRESS_ANNOTATION, address.toString())
-        .addToAnnotations(LeaseConventions.HEALTHY_ANNOTATION, Boolean.toString(healthy))
-        .endMetadata()
-        .withNewSpec()
-        .withHolderIdentity(replica)
-        .withLeaseDurationSeconds(leaseDurationSeconds())
-        .withAcquireTime(time)
-        .withRenewTime(time)
-        .endSpec()
-        .build();
+  /**
+   * The whole Lease to create when none exists, as JSON; with the drain annotation when draining.
+   */
+  public String creationJson(boolean healthy, boolean draining, Instant now) {
+    String time = quote(microTime(now));
+    return "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":"
+        + quote(leaseName())
+        + ",\"namespace\":"
+        + quote(namespace)
+        + ","
+        + labelsAndAnnotations(healthy, draining)
+        + "},\"spec\":{\"holderIdentity\":"
+        + quote(replica)
+        + ",\"leaseDurationSeconds\":"
+        + leaseDurationSeconds()
+        + ",\"acquireTime\":"
+        + time
+        + ",\"renewTime\":"
+        + time
+        + "}}";
   }
 
   /**
    * The JSON merge patch ({@code application/merge-patch+json}) of one renewal: renewTime, the
    * health flag, and the identity fields again so that a Lease someone edited heals itself. It
    * carries no resourceVersion, so it never conflicts with other writers and touches no field it
-   * does not name (acquireTime, other labels and annotations stay as they are).
+   * does not name (acquireTime, other labels and annotations stay as they are). {@code draining}
+   * adds the drain annotation; without it the patch leaves that annotation alone, so a {@code
+   * kubectl annotate} drain stays.
    */
-  public String renewalPatch(boolean healthy, Instant now) {
-    return renewalPatch(healthy, false, now);
+  public String renewalPatch(boolean healthy, boolean draining, Instant now) {
+    return "{\"metadata\":{"
+        + labelsAndAnnotations(healthy, draining)
+        + "},\"spec\":{\"holderIdentity\":"
+        + quote(replica)
+        + ",\"leaseDurationSeconds\":"
+        + leaseDurationSeconds()
+        + ",\"renewTime\":"
+        + quote(microTime(now))
+        + "}}";
+  }
+
+  private String labelsAndAnnotations(boolean healthy, boolean draining) {
+    return "\"labels\":{"
+        + quote(LeaseConventions.POOL_LABEL)
+        + ":"
+        + quote(pool)
+        + "},\"annotations\":{"
+        + quote(LeaseConventions.ADDRESS_ANNOTATION)
+        + ":"
+        + quote(address.toString())
+        + ","
+        + quote(LeaseConventions.HEALTHY_ANNOTATION)
+        + ":"
+        + quote(Boolean.toString(healthy))
+        + (draining ? "," + quote(LeaseConventions.DRAIN_ANNOTATION) + ":\"true\"" : "")
+        + "}";
   }
 
   /**
-   * As {@link #renewalPatch(boolean, Instant)}; {@code draining} adds the drain annotation. Without
-   * it the patch leaves that annotation alone, so a {@code kubectl annotate} drain stays.
+   * A JSON string. Written out rather than with a JSON library: a registrar's start-up is its first
+   * write, and loading one costs a replica a tenth of a second before it is a member.
    */
-  public String renewalPatch(boolean healthy, boolean draining, Instant now) {
-    ObjectNode patch = JSON.createObjectNode();
-    ObjectNode metadata = patch.putObject("metadata");
-    metadata.putObject("labels").put(LeaseConventions.POOL_LABEL, pool);
-    ObjectNode annotations =
-        metadata
-            .putObject("annotations")
-            .put(LeaseConventions.ADDRESS_ANNOTATION, address.toString())
-            .put(LeaseConventions.HEALTHY_ANNOTATION, Boolean.toString(healthy));
-    if (draining) {
-      annotations.put(LeaseConventions.DRAIN_ANNOTATION, "true");
+  static String quote(String value) {
+    StringBuilder out = new StringBuilder(value.length() + 2).append('"');
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
     }
-    patch
-        .putObject("spec")
-        .put("holderIdentity", replica)
-        .put("leaseDurationSeconds", leaseDurationSeconds())
-        .put("renewTime", microTime(now));
-    return patch.toString();
+    return out.append('"').toString();
   }
 
   /** Kubernetes MicroTime: RFC 3339 in UTC with exactly six fractional digits. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 
 /**
  * Command-line registrar that any replica, written in any language, runs beside itself:
@@ -30,6 +31,12 @@ public final class RegistrarMain {
   private RegistrarMain() {}
 
   public static void main(String[] args) {
+    // Logging starts (logback reads its configuration) on a thread of its own while this one
+    // reads the kube config and sets up TLS: the two cost about the same, and a replica is a
+    // member only after both.
+    Thread logging = new Thread(LoggerFactory::getILoggerFactory, "registrar-logging");
+    logging.setDaemon(true);
+    logging.start();
     RegistrarOptions options;
     try {
       options = RegistrarOptions.parse(args);
@@ -54,27 +61,56 @@ public final class RegistrarMain {
   }
 
   private static void run(RegistrarOptions options, PrintStream out) {
-    KubernetesClient client = createClient(options.kubeconfig(), options.leaseMillis());
-    String namespace = namespace(options, client);
-    LeaseRegistrar registrar = newRegistrar(options, client, namespace);
+    Duration timeout = requestTimeout(options.leaseMillis());
+    // The JDK's client when the kube config is one it can serve alone (most are), else fabric8's.
+    Optional<KubeAccess> access = KubeAccess.read(options.kubeconfig());
+    KubernetesClient client =
+        access.isPresent() ? null : createClient(options.kubeconfig(), options.leaseMillis());
+    String namespace =
+        options
+            .namespace()
+            .or(
+                () ->
+                    access.isPresent()
+                        ? access.get().namespace()
+                        : Optional.ofNullable(client.getConfiguration().getNamespace()))
+            .orElseThrow(
+                () -> {
+                  if (client != null) {
+                    client.close();
+                  }
+                  return new IllegalStateException(
+                      "no --namespace given and the kube config names none");
+                });
+    LeaseRegistrar registrar =
+        newRegistrar(
+            options,
+            access.isPresent()
+                ? LeaseRegistrar.builder(
+                    (ns, name) -> new JdkLeaseApi(access.get(), ns, name, timeout))
+                : LeaseRegistrar.builder(client),
+            namespace);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   stop(registrar, options.drainMillis());
-                  client.close();
+                  if (client != null) {
+                    client.close();
+                  }
                   stopped.countDown();
                 },
                 "registrar-shutdown"));
     registrar.start();
     out.printf(
-        "registrar %s renewing Lease %s/%s for %s every %d ms%n",
+        "registrar %s renewing Lease %s/%s for %s every %d ms through %s%n",
         options.name(),
         namespace,
         registrar.lease().leaseName(),
         options.address(),
-        registrar.renewIntervalMillis());
+        registrar.renewIntervalMillis(),
+        access.isPresent() ? "the JDK's HTTP client" : "fabric8's client");
     out.flush();
     try {
       stopped.await();
@@ -98,29 +134,15 @@ public final class RegistrarMain {
     registrar.leave();
   }
 
-  /** --namespace, else the kube config's; closes the client when there is neither. */
-  private static String namespace(RegistrarOptions options, KubernetesClient client) {
-    return options
-        .namespace()
-        .or(() -> Optional.ofNullable(client.getConfiguration().getNamespace()))
-        .orElseThrow(
-            () -> {
-              client.close();
-              return new IllegalStateException(
-                  "no --namespace given and the kube config names none");
-            });
-  }
-
   private static LeaseRegistrar newRegistrar(
-      RegistrarOptions options, KubernetesClient client, String namespace) {
-    LeaseRegistrarBuilder builder =
-        LeaseRegistrar.builder(client)
-            .namespace(namespace)
-            .pool(options.pool())
-            .replica(options.name())
-            .address(options.address().toString())
-            .leaseDurationMillis(options.leaseMillis())
-            .renewIntervalMillis(options.renewMillis());
+      RegistrarOptions options, LeaseRegistrarBuilder builder, String namespace) {
+    builder
+        .namespace(namespace)
+        .pool(options.pool())
+        .replica(options.name())
+        .address(options.address().toString())
+        .leaseDurationMillis(options.leaseMillis())
+        .renewIntervalMillis(options.renewMillis());
     options
         .healthUrl()
         .ifPresent(
@@ -128,6 +150,11 @@ public final class RegistrarMain {
                 builder.healthUrl(
                     url, options.healthTimeoutMillis().map(Duration::ofMillis).orElse(null)));
     return builder.build();
+  }
+
+  /** A request that takes longer than the lease is worthless: the lease, at least 1 s. */
+  static Duration requestTimeout(long leaseMillis) {
+    return Duration.ofMillis(Math.max(1000, Math.min(Integer.MAX_VALUE, leaseMillis)));
   }
 
   /**
@@ -141,7 +168,7 @@ public final class RegistrarMain {
         kubeconfig
             .map(path -> Config.fromKubeconfig(path.toFile()))
             .orElseGet(() -> Config.autoConfigure(null));
-    int timeout = (int) Math.max(1000, Math.min(Integer.MAX_VALUE, leaseMillis));
+    int timeout = (int) requestTimeout(leaseMillis).toMillis();
     config.setRequestTimeout(timeout);
     config.setConnectionTimeout(timeout);
     config.setRequestRetryBackoffLimit(0);

@@ -19,7 +19,7 @@ class MemberLeaseTest {
 
   @Test
   void leaseFollowsTheConventions() {
-    Lease lease = member.toLease(true, NOW);
+    Lease lease = lease(member, true, false);
 
     assertThat(lease.getMetadata().getName()).isEqualTo("tracking-k1");
     assertThat(lease.getMetadata().getNamespace()).isEqualTo("shop");
@@ -34,13 +34,13 @@ class MemberLeaseTest {
     assertThat(lease.getSpec().getAcquireTime().toInstant())
         .isEqualTo(Instant.parse("2025-03-04T05:06:07.123456Z"));
     assertThat(lease.getSpec().getRenewTime()).isEqualTo(lease.getSpec().getAcquireTime());
-    assertThat(member.toLease(false, NOW).getMetadata().getAnnotations())
+    assertThat(lease(member, false, false).getMetadata().getAnnotations())
         .containsEntry(LeaseConventions.HEALTHY_ANNOTATION, "false");
   }
 
   @Test
   void leaseSerializesTimesAsMicroTime() throws Exception {
-    String json = new KubernetesSerialization().asJson(member.toLease(true, NOW));
+    String json = member.creationJson(true, false, NOW);
     JsonNode spec = new ObjectMapper().readTree(json).get("spec");
 
     assertThat(spec.get("renewTime").asText()).isEqualTo("2025-03-04T05:06:07.123456Z");
@@ -58,7 +58,7 @@ class MemberLeaseTest {
 
   @Test
   void renewalPatchCarriesRenewTimeHealthAndIdentityButNoAcquireTimeOrVersion() throws Exception {
-    JsonNode patch = new ObjectMapper().readTree(member.renewalPatch(false, NOW));
+    JsonNode patch = new ObjectMapper().readTree(member.renewalPatch(false, false, NOW));
 
     assertThat(patch.at("/spec/renewTime").asText()).isEqualTo("2025-03-04T05:06:07.123456Z");
     assertThat(patch.at("/spec/holderIdentity").asText()).isEqualTo("K1");
@@ -83,7 +83,7 @@ class MemberLeaseTest {
   @Test
   void ipv6AddressesKeepTheirBrackets() {
     MemberLease v6 = new MemberLease("ns", "p", "r", "[fd00::7]:8080", 900);
-    assertThat(v6.toLease(true, NOW).getMetadata().getAnnotations())
+    assertThat(lease(v6, true, false).getMetadata().getAnnotations())
         .containsEntry(LeaseConventions.ADDRESS_ANNOTATION, "[fd00::7]:8080");
   }
 
@@ -99,6 +99,20 @@ class MemberLeaseTest {
         .hasMessageContaining("'p-r-', which is not a valid object name");
   }
 
+  /** The Lease the API server reads from {@link MemberLease#creationJson}. */
+  private static Lease lease(MemberLease member, boolean healthy, boolean draining) {
+    return new KubernetesSerialization()
+        .unmarshal(member.creationJson(healthy, draining, NOW), Lease.class);
+  }
+
+  @Test
+  void stringsAreEscapedAsJsonWants() throws Exception {
+    assertThat(MemberLease.quote("a\"b\\c\u0001d\u00e9"))
+        .isEqualTo("\"a\\\"b\\\\c\\u0001d\u00e9\"");
+    assertThat(new ObjectMapper().readTree(MemberLease.quote("a\"b\\c\u0001\n")).asText())
+        .isEqualTo("a\"b\\c\u0001\n");
+  }
+
   private static MemberLease withLease(long millis) {
     return new MemberLease("ns", "p", "r", "h:1", millis);
   }
@@ -108,13 +122,13 @@ class MemberLeaseTest {
     JsonNode draining = new ObjectMapper().readTree(member.renewalPatch(true, true, NOW));
     assertThat(draining.at("/metadata/annotations/replicapool.dev~1drain").asText())
         .isEqualTo("true");
-    JsonNode plain = new ObjectMapper().readTree(member.renewalPatch(true, NOW));
+    JsonNode plain = new ObjectMapper().readTree(member.renewalPatch(true, false, NOW));
     assertThat(plain.at("/metadata/annotations").has(LeaseConventions.DRAIN_ANNOTATION))
         .as("a merge patch that does not name it keeps a kubectl annotate")
         .isFalse();
-    assertThat(member.toLease(true, true, NOW).getMetadata().getAnnotations())
+    assertThat(lease(member, true, true).getMetadata().getAnnotations())
         .containsEntry(LeaseConventions.DRAIN_ANNOTATION, "true");
-    assertThat(member.toLease(true, NOW).getMetadata().getAnnotations())
+    assertThat(lease(member, true, false).getMetadata().getAnnotations())
         .doesNotContainKey(LeaseConventions.DRAIN_ANNOTATION);
   }
 }

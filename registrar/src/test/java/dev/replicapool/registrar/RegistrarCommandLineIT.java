@@ -68,7 +68,10 @@ class RegistrarCommandLineIT extends RegistrarApiServerBase {
       CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> readLine(out));
       assertThat(ready.get(30, TimeUnit.SECONDS))
           .isEqualTo(
-              "registrar r1 renewing Lease " + namespace + "/cli-r1 for 127.0.0.1:9 every 300 ms");
+              "registrar r1 renewing Lease "
+                  + namespace
+                  + "/cli-r1 for 127.0.0.1:9 every 300 ms"
+                  + " through the JDK's HTTP client");
 
       // nothing listens on port 9: the registrar reports unhealthy but keeps renewing
       await().atMost(Duration.ofSeconds(10)).until(() -> lease("cli-r1") != null);
