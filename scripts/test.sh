@@ -3,7 +3,7 @@
 # the install on a real one-node cluster (scripts/local-cluster.sh) from images built of the jars
 # just tested. Provisions what it needs first (idempotent, offline once cached: see
 # scripts/provision-k8s.sh and scripts/provision-cluster.sh). REPLICAPOOL_CLUSTER_E2E=0 leaves the
-# cluster part out (it needs root and a few minutes). ImagesTest runs again once the tars exist.
+# cluster part out (it needs root and a few minutes). ImageTarsTest runs once the tars exist.
 # Between the two, every parser is fuzzed for a bounded time (scripts/fuzz.sh). Last, the same
 # install on a kind cluster made with the kind CLI from a node image built here (KindClusterIT):
 # Docker is started for it and stopped after it when this script started it, and the cluster is
@@ -13,8 +13,8 @@ cd "$(dirname "$0")/.."
 cluster=${REPLICAPOOL_CLUSTER_E2E:-1}
 kind=${REPLICAPOOL_KIND_E2E:-1}
 export PATH="$HOME/.local/bin:$PATH"   # where provision-kind.sh puts kind
-e2e() {  # one e2e class with ImagesTest, on the jars just tested
-  mvn -B -ntp -Dstyle.color=never -pl e2e -am verify -Dtest=ImagesTest -Dit.test="$1" \
+e2e() {  # one e2e class with the image checks, on the jars just tested and the tars built of them
+  mvn -B -ntp -Dstyle.color=never -pl e2e -am verify -Dtest=ImagesTest,ImageTarsTest -Dit.test="$1" \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
 }
 scripts/ensure-tools.sh

@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The images have one definition: images/base/Dockerfile (Debian with its JRE) and each module's
  * Dockerfile on it, which scripts/build-images.sh builds with Docker or, pulling no image, with
  * buildah (--oci). These tests hold that definition to what Maven produces and the manifests use,
- * keep it the only one, and, where --oci has written target/images/, check each image tar against
- * its Dockerfile (ImageTar), so the image a local cluster runs is the one users build.
+ * and keep it the only one; {@link ImageTarsTest} checks each image tar --oci writes against its
+ * Dockerfile, so the image a local cluster runs is the one users build.
  */
 class ImagesTest {
   static final Path ROOT = RenderedManifests.repoRoot();
@@ -159,57 +159,6 @@ class ImagesTest {
           .as("Class-Path entries present in %s/target/lib", module)
           .allMatch(e -> Files.isRegularFile(target.resolve(e)));
     }
-  }
-
-  /**
-   * Where build-images.sh --oci has run, each tar is its Dockerfile built: the name containerd
-   * imports it under, the entrypoint, user, working directory and ports, a java on the PATH, and
-   * the jar's Class-Path inside the image.
-   */
-  @ParameterizedTest
-  @ValueSource(strings = {"operator", "dataplane", "sample-replica"})
-  void ociImageTarIsWhatItsDockerfileSays(String module) throws IOException {
-    ImageTar image = builtImage(module);
-    Dockerfile dockerfile = Dockerfile.read(ROOT.resolve(module).resolve("Dockerfile"));
-    String stale =
-        "target/images/%s.tar against %s/Dockerfile (built before a change? build-images.sh --oci)"
-            .formatted(module, module);
-    assertThat(image.repoTags()).containsExactly("docker.io/replicapool/" + module + ":0.1.0");
-    assertThat(image.entrypoint()).as(stale).isEqualTo(dockerfile.entrypoint());
-    assertThat(image.user()).as(stale).isEqualTo(dockerfile.user());
-    assertThat(image.workingDir()).as(stale).isEqualTo(dockerfile.workdir());
-    assertThat(image.exposedPorts()).as(stale).isEqualTo(dockerfile.exposedPorts());
-    assertThat(image.path()).contains("/usr/bin");
-    assertThat(image.files()).contains("usr/bin/java", "app/app.jar");
-    // A class-data archive the entrypoint names was written at build time (a missing one would
-    // only cost start-up time, silently).
-    dockerfile.entrypoint().stream()
-        .filter(a -> a.startsWith("-XX:SharedArchiveFile=/"))
-        .forEach(
-            a ->
-                assertThat(image.files())
-                    .as(stale)
-                    .contains(a.substring("-XX:SharedArchiveFile=/".length())));
-    assertThat(image.classPath())
-        .isNotEmpty()
-        .allMatch(e -> image.files().contains("app/" + e), "is a file under /app in the image");
-  }
-
-  @Test
-  void pauseImageTarIsWhatItsDockerfileSays() throws IOException {
-    ImageTar image = builtImage("pause");
-    Dockerfile dockerfile = Dockerfile.read(ROOT.resolve("images/pause/Dockerfile"));
-    assertThat(image.repoTags()).hasSize(1).allMatch(t -> t.contains("/pause:"));
-    assertThat(image.entrypoint()).isEqualTo(dockerfile.entrypoint()).containsExactly("/pause");
-    assertThat(image.user()).isEqualTo(dockerfile.user());
-    assertThat(image.files()).containsExactly("pause");
-  }
-
-  private static ImageTar builtImage(String name) throws IOException {
-    Path tar = ROOT.resolve("target/images").resolve(name + ".tar");
-    Assumptions.assumeTrue(
-        Files.isRegularFile(tar), () -> tar + " not built (scripts/build-images.sh --oci)");
-    return ImageTar.read(tar);
   }
 
   private static String pomProperty(String name) throws IOException {
