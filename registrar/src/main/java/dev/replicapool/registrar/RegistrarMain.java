@@ -61,44 +61,25 @@ public final class RegistrarMain {
   }
 
   private static void run(RegistrarOptions options, PrintStream out) {
-    Duration timeout = requestTimeout(options.leaseMillis());
-    // The JDK's client when the kube config is one it can serve alone (most are), else fabric8's.
-    Optional<KubeAccess> access = KubeAccess.read(options.kubeconfig());
-    KubernetesClient client =
-        access.isPresent() ? null : createClient(options.kubeconfig(), options.leaseMillis());
+    RegistrarClient client = RegistrarClient.open(options.kubeconfig(), options.leaseMillis());
     String namespace =
         options
             .namespace()
-            .or(
-                () ->
-                    access.isPresent()
-                        ? access.get().namespace()
-                        : Optional.ofNullable(client.getConfiguration().getNamespace()))
+            .or(client::namespace)
             .orElseThrow(
                 () -> {
-                  if (client != null) {
-                    client.close();
-                  }
+                  client.close();
                   return new IllegalStateException(
                       "no --namespace given and the kube config names none");
                 });
-    LeaseRegistrar registrar =
-        newRegistrar(
-            options,
-            access.isPresent()
-                ? LeaseRegistrar.builder(
-                    (ns, name) -> new JdkLeaseApi(access.get(), ns, name, timeout))
-                : LeaseRegistrar.builder(client),
-            namespace);
+    LeaseRegistrar registrar = newRegistrar(options, client.registrar(), namespace);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   stop(registrar, options.drainMillis());
-                  if (client != null) {
-                    client.close();
-                  }
+                  client.close();
                   stopped.countDown();
                 },
                 "registrar-shutdown"));
@@ -110,7 +91,7 @@ public final class RegistrarMain {
         registrar.lease().leaseName(),
         options.address(),
         registrar.renewIntervalMillis(),
-        access.isPresent() ? "the JDK's HTTP client" : "fabric8's client");
+        client);
     out.flush();
     try {
       stopped.await();

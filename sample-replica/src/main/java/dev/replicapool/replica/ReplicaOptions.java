@@ -65,7 +65,7 @@ public record ReplicaOptions(
           "  --register NS/POOL      register in that ReplicaPool by renewing a Lease whose",
           "                          health flag follows /healthz",
           "  --advertise HOST:PORT   address to register (default HOST:PORT of the listener)",
-          "  --kubeconfig PATH       kube config for --register (default: fabric8's lookup)",
+          "  --kubeconfig PATH       kube config for --register (default: kubectl's lookup)",
           "  --lease-ms MS           lease duration for --register (default 900)",
           "  --renew-ms MS           renew interval for --register (default lease/3)",
           "  --help                  show this text");

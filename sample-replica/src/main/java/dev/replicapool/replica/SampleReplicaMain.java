@@ -2,9 +2,8 @@ package dev.replicapool.replica;
 
 import dev.replicapool.registrar.CliLogging;
 import dev.replicapool.registrar.LeaseRegistrar;
-import dev.replicapool.registrar.RegistrarMain;
+import dev.replicapool.registrar.RegistrarClient;
 import dev.replicapool.registrar.UsageException;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 
@@ -111,7 +110,7 @@ public final class SampleReplicaMain {
   /**
    * The replica's Lease registration and the client it renews with (neither without --register).
    */
-  private record Registration(KubernetesClient client, LeaseRegistrar registrar) {
+  private record Registration(RegistrarClient client, LeaseRegistrar registrar) {
     static final Registration NONE = new Registration(null, null);
 
     void close() {
@@ -127,11 +126,12 @@ public final class SampleReplicaMain {
   /** The running registration, or null once it stopped the replica and exited 1. */
   private static Registration registerOrExit(
       String name, ReplicaOptions.Registration r, SampleReplica replica) {
-    KubernetesClient client = null;
+    RegistrarClient client = null;
     try {
-      client = RegistrarMain.createClient(r.kubeconfig(), r.leaseMillis());
+      client = RegistrarClient.open(r.kubeconfig(), r.leaseMillis());
       LeaseRegistrar registrar =
-          LeaseRegistrar.builder(client)
+          client
+              .registrar()
               .namespace(r.namespace())
               .pool(r.pool())
               .replica(name)
