@@ -6,6 +6,7 @@ import dev.replicapool.registrar.RegistrarClient;
 import dev.replicapool.registrar.UsageException;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 
 /**
  * {@code sample-replica --name k1 --host 127.0.0.1 --port 8081 [--register ns/pool ...]}: prints
@@ -123,6 +124,21 @@ public final class SampleReplicaMain {
     }
   }
 
+  /** The replica's own health flag, named so that the registrar's start-up line says what it is. */
+  private static BooleanSupplier leaseHealth(ReplicaState state) {
+    return new BooleanSupplier() {
+      @Override
+      public boolean getAsBoolean() {
+        return state.leaseHealthy();
+      }
+
+      @Override
+      public String toString() {
+        return "the replica's health flag (/admin/unhealthy, /admin/freeze)";
+      }
+    };
+  }
+
   /** The running registration, or null once it stopped the replica and exited 1. */
   private static Registration registerOrExit(
       String name, ReplicaOptions.Registration r, SampleReplica replica) {
@@ -138,7 +154,7 @@ public final class SampleReplicaMain {
               .address(r.advertise().toString())
               .leaseDurationMillis(r.leaseMillis())
               .renewIntervalMillis(r.renewMillis())
-              .health(replica.state()::leaseHealthy)
+              .health(leaseHealth(replica.state()))
               .build()
               .start();
       return new Registration(client, registrar);
