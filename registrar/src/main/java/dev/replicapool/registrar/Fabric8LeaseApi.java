@@ -11,17 +11,15 @@ import java.util.function.Supplier;
 /**
  * The Lease's calls through a fabric8 client: the way for kube configs {@link KubeAccess} does not
  * read (exec plugins, auth providers, proxies) and for programs that embed the registrar with a
- * client of their own. Closes the client only when it made it.
+ * client of their own. The client is its owner's to close.
  */
 final class Fabric8LeaseApi implements LeaseApi {
   private final KubernetesClient client;
-  private final boolean ownsClient;
   private final String namespace;
   private final String name;
 
-  Fabric8LeaseApi(KubernetesClient client, boolean ownsClient, String namespace, String name) {
+  Fabric8LeaseApi(KubernetesClient client, String namespace, String name) {
     this.client = client;
-    this.ownsClient = ownsClient;
     this.namespace = namespace;
     this.name = name;
   }
@@ -60,13 +58,6 @@ final class Fabric8LeaseApi implements LeaseApi {
       }
       String reason = e.getStatus() != null ? e.getStatus().getMessage() : e.getMessage();
       throw new RefusedException(e.getCode(), reason);
-    }
-  }
-
-  @Override
-  public void close() {
-    if (ownsClient) {
-      client.close();
     }
   }
 }

@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * The Lease's calls over the JDK's own HTTP client, with what {@link KubeAccess} read: no model
  * classes, no JSON library, no client to start, so a replica is a member a fraction of a second
  * after its registrar is exec'd (fabric8's client alone takes most of a second to start). Each call
- * fails after {@code timeout} and is not retried here: the next renewal is the retry.
+ * fails after {@code timeout} and is not retried here: the next renewal is the retry. Nothing to
+ * close: the JDK 17 client's threads are daemons and go with it.
  */
 final class JdkLeaseApi implements LeaseApi {
   /** The message of a {@code Status} the API server answers a refusal with. */
@@ -100,10 +101,5 @@ final class JdkLeaseApi implements LeaseApi {
     }
     String trimmed = body.strip();
     return trimmed.length() > 200 ? trimmed.substring(0, 200) + "..." : trimmed;
-  }
-
-  @Override
-  public void close() {
-    // The JDK 17 client has no close: its threads are daemons and go with it.
   }
 }

@@ -6,7 +6,7 @@ package dev.replicapool.registrar;
  * itself: it starts in a fraction of fabric8's time) and {@link Fabric8LeaseApi} (every kube config
  * fabric8 reads, and the client a program that embeds the registrar already has).
  */
-interface LeaseApi extends AutoCloseable {
+interface LeaseApi {
   /** POSTs the Lease {@code json} (a whole object) to its namespace. */
   void create(String json);
 
@@ -15,9 +15,6 @@ interface LeaseApi extends AutoCloseable {
 
   /** Deletes the Lease. */
   void delete();
-
-  @Override
-  void close();
 
   /** What the API server answered when it did not take a call: its HTTP code and message. */
   final class RefusedException extends RuntimeException {

@@ -79,7 +79,7 @@ public final class LeaseRegistrar implements AutoCloseable {
   /** A registrar whose calls go through {@code client}, which the caller keeps and closes. */
   public static LeaseRegistrarBuilder builder(KubernetesClient client) {
     return new LeaseRegistrarBuilder(
-        (namespace, name) -> new Fabric8LeaseApi(client, false, namespace, name));
+        (namespace, name) -> new Fabric8LeaseApi(client, namespace, name));
   }
 
   /** A registrar whose calls go through the API {@code apis} makes for a namespace and name. */
