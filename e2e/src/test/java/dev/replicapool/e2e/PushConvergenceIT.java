@@ -67,21 +67,24 @@ class PushConvergenceIT {
     h.client.resource(h.pool("conv", replicas)).create();
     h.awaitReadyAndSynced("conv");
     String pool = h.namespace + "/conv";
-    // Both data planes serve the pool: the first versions converged on both.
+    // Both data planes serve the pool and both members are routable: the first versions
+    // converged on both. Ready comes with the first routable member, the second one's first
+    // probe may land after it, so the two are awaited, not read once.
     await()
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
               assertThat(ReplicaPools.conditionMessage(h.pool("conv").get(), "DataPlaneSynced"))
                   .startsWith("2/2 data planes applied");
-              assertThat(count(metrics(), pool)).isPositive();
+              String body = metrics();
+              assertThat(count(body, pool)).isPositive();
+              // What the status says is there for alerts too (manifests/components/monitoring).
+              assertThat(body)
+                  .contains(
+                      "replicapool_pool_condition{condition=\"Ready\",pool=\"" + pool + "\"} 1.0",
+                      "replicapool_pool_routable_members{pool=\"" + pool + "\"} 2.0");
             });
     long before = count(metrics(), pool);
-    // What the status says is there for alerts too (manifests/components/monitoring).
-    assertThat(metrics())
-        .contains(
-            "replicapool_pool_condition{condition=\"Ready\",pool=\"" + pool + "\"} 1.0",
-            "replicapool_pool_routable_members{pool=\"" + pool + "\"} 2.0");
 
     // The member change: a replica dies, its next probe fails, the snapshot without it is pushed.
     replicas.get(1).kill();
