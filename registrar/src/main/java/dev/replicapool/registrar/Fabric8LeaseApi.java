@@ -1,5 +1,6 @@
 package dev.replicapool.registrar;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -16,12 +17,17 @@ import java.util.function.Supplier;
 final class Fabric8LeaseApi implements LeaseApi {
   private final KubernetesClient client;
   private final String namespace;
-  private final String name;
+
+  /** The Lease by name alone, built once: what {@code resource(...)} needs to address it. */
+  private final Lease target;
 
   Fabric8LeaseApi(KubernetesClient client, String namespace, String name) {
     this.client = client;
     this.namespace = namespace;
-    this.name = name;
+    this.target = new Lease();
+    target.setMetadata(new ObjectMeta());
+    target.getMetadata().setName(name);
+    target.getMetadata().setNamespace(namespace);
   }
 
   @Override
@@ -42,10 +48,6 @@ final class Fabric8LeaseApi implements LeaseApi {
   }
 
   private Resource<Lease> lease() {
-    Lease target = new Lease();
-    target.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
-    target.getMetadata().setName(name);
-    target.getMetadata().setNamespace(namespace);
     return client.leases().inNamespace(namespace).resource(target);
   }
 

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>Ticks are spaced by the renew interval from the start of one to the start of the next; a
  * renewal that takes longer than the interval delays the next one instead of piling calls up. The
  * caller's client should fail fast: a request time-out near the lease duration and no internal
- * retries ({@link RegistrarMain#createClient} configures one that way).
+ * retries ({@link RegistrarClient} makes one that way).
  */
 public final class LeaseRegistrar implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseRegistrar.class);

@@ -1,12 +1,7 @@
 package dev.replicapool.registrar;
 
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.LoggerFactory;
 
@@ -131,28 +126,5 @@ public final class RegistrarMain {
                 builder.healthUrl(
                     url, options.healthTimeoutMillis().map(Duration::ofMillis).orElse(null)));
     return builder.build();
-  }
-
-  /** A request that takes longer than the lease is worthless: the lease, at least 1 s. */
-  static Duration requestTimeout(long leaseMillis) {
-    return Duration.ofMillis(Math.max(1000, Math.min(Integer.MAX_VALUE, leaseMillis)));
-  }
-
-  /**
-   * A client suited to renewing: a request that takes longer than the lease is worthless, so the
-   * time-out is the lease (at least 1 s), and failed calls are not retried inside the client
-   * because the next tick retries anyway. Reads {@code kubeconfig} when given, else fabric8's
-   * default (KUBECONFIG, ~/.kube/config, in-cluster service account).
-   */
-  public static KubernetesClient createClient(Optional<Path> kubeconfig, long leaseMillis) {
-    Config config =
-        kubeconfig
-            .map(path -> Config.fromKubeconfig(path.toFile()))
-            .orElseGet(() -> Config.autoConfigure(null));
-    int timeout = (int) requestTimeout(leaseMillis).toMillis();
-    config.setRequestTimeout(timeout);
-    config.setConnectionTimeout(timeout);
-    config.setRequestRetryBackoffLimit(0);
-    return new KubernetesClientBuilder().withConfig(config).build();
   }
 }

@@ -30,7 +30,7 @@ class LeaseRegistrarIT extends RegistrarApiServerBase {
   void createsRenewsReportsHealthRecreatesAndNeverDeletes(@TempDir Path dir) throws Exception {
     AtomicBoolean healthy = new AtomicBoolean(true);
     Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), kubeConfigYaml);
-    KubernetesClient renewing = RegistrarMain.createClient(Optional.of(kubeconfig), 900);
+    KubernetesClient renewing = RegistrarClient.fabric8Client(Optional.of(kubeconfig), 900);
     LeaseRegistrar registrar =
         LeaseRegistrar.builder(renewing)
             .namespace(namespace)
