@@ -221,7 +221,10 @@ record KubeAccess(
           Pem.privateKey(key.orElseThrow())
               .orElseThrow(() -> new IllegalArgumentException("a key form the JDK does not read"));
       List<Certificate> chain = Pem.certificates(certificate.get());
-      KeyStore client = KeyStore.getInstance("PKCS12");
+      // JKS, not PKCS12: a PKCS12 store encrypts the key it is given and the key manager decrypts
+      // it, each with 10,000 rounds of PBKDF2, about 45 ms of a registrar's start-up on a JVM just
+      // started; the store lives in memory only, so its protection buys nothing.
+      KeyStore client = KeyStore.getInstance("JKS");
       client.load(null, null);
       client.setKeyEntry("client", privateKey, new char[0], chain.toArray(Certificate[]::new));
       keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
