@@ -2,11 +2,13 @@ package dev.replicapool.dataplane.forward;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
@@ -45,6 +47,47 @@ final class H2ServerCodec extends Http2FrameCodec {
     super(encoder, decoder, settings, decoupleCloseAndGoAway, flushPreface);
     this.guard = decoder;
     this.controlFrames = controlFrames;
+  }
+
+  /**
+   * Netty's server codec builder for this codec, with an {@link H2StreamStateGuard} in front of its
+   * decoder.
+   */
+  static Http2FrameCodecBuilder builder() {
+    return new Http2FrameCodecBuilder() {
+      {
+        server(true);
+        gracefulShutdownTimeoutMillis(0); // as Http2FrameCodecBuilder.forServer()
+        decoderEnforceMaxRstFramesPerWindow(0, 0); // rapid reset: see H2StreamRouter
+        // Netty 4.2 also closes a connection after it sent 200 RST_STREAM in 30 s (against
+        // "MadeYouReset"): a member resetting calls whose deadline passed made it send them and
+        // closed the client's connection. A stream reset in its first read reaches no member
+        // anyway (H2StreamRouter), and a later reset cancels the member's request.
+        encoderEnforceMaxRstFramesPerWindow(0, 0);
+      }
+
+      @Override
+      protected Http2FrameCodec build(
+          Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
+        // The advertised stream limit holds from the first frame: Netty applies it only once the
+        // client acknowledged the SETTINGS, and a client that never does could open any number.
+        Long maxStreams = settings.maxConcurrentStreams();
+        if (maxStreams != null) {
+          decoder.connection().remote().maxActiveStreams((int) Math.min(maxStreams, 1 << 30));
+        }
+        H2ControlFrameBudget controlFrames = new H2ControlFrameBudget(System::nanoTime);
+        Http2FrameCodec codec =
+            new H2ServerCodec(
+                encoder,
+                new H2StreamStateGuard(decoder, controlFrames),
+                controlFrames,
+                settings,
+                decoupleCloseAndGoAway(),
+                flushPreface());
+        codec.gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis());
+        return codec;
+      }
+    };
   }
 
   @Override

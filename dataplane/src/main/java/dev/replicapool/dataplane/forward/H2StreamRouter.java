@@ -106,8 +106,7 @@ final class H2StreamRouter extends ChannelInboundHandlerAdapter {
       p.addAfter(
           "bridge",
           "http1",
-          new Http1Connection(
-              fw, new Http1Connection.Setup(dedicatedPool, tls, false, null, true)));
+          new Http1Connection(fw, new Http1Setup(dedicatedPool, tls, false, null, true)));
       p.remove(this);
     }
   }

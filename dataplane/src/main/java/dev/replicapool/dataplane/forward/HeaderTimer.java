@@ -10,12 +10,21 @@ import java.util.concurrent.TimeUnit;
  * time is up. Event loop only.
  */
 final class HeaderTimer {
+  /** The connection it bounds. */
+  interface Owner {
+    /** Whether the connection closes anyway: nothing to bound. */
+    boolean closing();
+
+    /** No complete request head came in time. */
+    void headerTimedOut();
+  }
+
   private final ChannelHandlerContext ctx;
-  private final Http1Connection connection;
+  private final Owner connection;
   private long deadline;
   private boolean pending;
 
-  HeaderTimer(ChannelHandlerContext ctx, Http1Connection connection) {
+  HeaderTimer(ChannelHandlerContext ctx, Owner connection) {
     this.ctx = ctx;
     this.connection = connection;
   }

@@ -3,6 +3,7 @@ package dev.replicapool.dataplane.forward;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.upstream.H1Upstream;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
@@ -22,11 +23,20 @@ final class Hedges implements HedgeTry.Owner {
     void hedgeFailed(HedgeTry h, Tries.Outcome outcome, String label);
   }
 
+  /**
+   * The request a hedge may answer ({@link Http1Exchange}): whether it ended, and what reads the
+   * member's bytes once a hedge wins.
+   */
+  interface Request extends H1Upstream.User {
+    /** Whether the request ended: answered, given up, or its client gone. */
+    boolean finished();
+  }
+
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final TryCourse<H1Try> course;
   private final Failures runner;
-  private final TryRunner.ClientSide exchange;
+  private final Request exchange;
   private final FrontTry front;
   private final RequestRelay request;
   private final ResponseRelay response;
@@ -36,7 +46,7 @@ final class Hedges implements HedgeTry.Owner {
       PoolRuntime pool,
       TryCourse<H1Try> course,
       Failures runner,
-      TryRunner.ClientSide exchange,
+      Request exchange,
       FrontTry front,
       RequestRelay request,
       ResponseRelay response) {

@@ -33,18 +33,9 @@ import java.util.concurrent.TimeUnit;
  * into the other's fields. What needs none of that state lives in the classes above.
  */
 public final class Http1Connection extends ChannelInboundHandlerAdapter
-    implements ResponseRelay.Client {
-  /** What the listener decides per connection. */
-  public record Setup(
-      String dedicatedPool, boolean tls, boolean h2cPreface, H2Switch h2, boolean overH2) {}
-
-  /** Turns a connection into HTTP/2 (prior knowledge), handing it the bytes read so far. */
-  public interface H2Switch {
-    void switchToH2(ChannelHandlerContext ctx, ByteBuf received);
-  }
-
+    implements Http1Exchange.Client, HeaderTimer.Owner {
   private final Forwarding fw;
-  private final Setup setup;
+  private final Http1Setup setup;
   private ChannelHandlerContext ctx;
   private final ReadBuffer in = new ReadBuffer();
   private final RequestHead head = new RequestHead();
@@ -89,7 +80,7 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
   /** Close once the current response is done ({@link #drain}). */
   private boolean draining;
 
-  public Http1Connection(Forwarding fw, Setup setup) {
+  public Http1Connection(Forwarding fw, Http1Setup setup) {
     this.fw = fw;
     this.setup = setup;
     this.reading = setup.h2cPreface() ? Reading.DETECTING : Reading.HEAD;
@@ -267,7 +258,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
     return ctx.alloc();
   }
 
-  EventLoop eventLoop() {
+  @Override
+  public EventLoop eventLoop() {
     return ctx.channel().eventLoop();
   }
 
@@ -297,7 +289,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
     ctx.flush();
   }
 
-  void pauseReading() {
+  @Override
+  public void pauseReading() {
     if (!readPaused) {
       readPaused = true;
       ctx.channel().config().setAutoRead(false);
@@ -307,7 +300,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
     }
   }
 
-  void resumeReading() {
+  @Override
+  public void resumeReading() {
     if (readPaused) {
       readPaused = false;
       ctx.channel().config().setAutoRead(true);
@@ -324,7 +318,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
   }
 
   /** The proxy's own answer for the current request; returns its length in bytes. */
-  int answer(int status, String message, String pool, boolean close) {
+  @Override
+  public int answer(int status, String message, String pool, boolean close) {
     ByteBuf out = LocalAnswer.encode(ctx.alloc(), status, message, pool, close || draining());
     int bytes = out.readableBytes();
     ctx.writeAndFlush(out, ctx.voidPromise());
@@ -342,7 +337,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
   }
 
   /** The exchange's response is complete (or answered locally). */
-  void responseDone(Http1Exchange done, boolean close) {
+  @Override
+  public void responseDone(Http1Exchange done, boolean close) {
     if (ex != done) {
       return;
     }
@@ -375,7 +371,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
   }
 
   /** The response broke off half-way: the client cannot be answered properly. */
-  void brokenResponse() {
+  @Override
+  public void brokenResponse() {
     ex = null;
     reading = Reading.CLOSED;
     ctx.flush();
@@ -410,7 +407,8 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
   }
 
   /** 101 Switching Protocols: bytes flow both ways over {@code up}; its try stays in flight. */
-  void tunnel(H1Upstream up, Endpoint member, ByteBuf firstBytes) {
+  @Override
+  public void tunnel(H1Upstream up, Endpoint member, ByteBuf firstBytes) {
     ex = null;
     reading = Reading.TUNNEL;
     openTunnel = fw.tunnels.opened(member, ctx.channel(), up.channel());
@@ -508,12 +506,14 @@ public final class Http1Connection extends ChannelInboundHandlerAdapter
     headerTimer.cancel();
   }
 
-  boolean closing() {
+  @Override
+  public boolean closing() {
     return reading == Reading.CLOSED;
   }
 
   /** No request head in time (slowloris, or an idle keep-alive connection). */
-  void headerTimedOut() {
+  @Override
+  public void headerTimedOut() {
     if (ex == null && betweenRequests()) {
       reading = Reading.CLOSED;
       ctx.close();

@@ -5,11 +5,13 @@ import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.policy.Deadlines;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.Tries;
+import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.tracing.RequestTrace;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
 
 /**
  * One HTTP/1.x request of a client connection on its way to a member and back, every try of it.
@@ -32,7 +34,28 @@ import io.netty.buffer.ByteBuf;
  * <p>Touched on the client's event loop only (the member connections are on the same loop).
  */
 final class Http1Exchange implements TryRunner.ClientSide {
-  private final Http1Connection client;
+  /**
+   * The client connection, as far as its request's exchange needs it ({@link Http1Connection},
+   * which starts the exchange and so is not known to it by name).
+   */
+  interface Client extends ResponseRelay.Client, RequestRelay.Client {
+    /** The loop the connection is on; its member connections are opened on it too. */
+    EventLoop eventLoop();
+
+    /** The proxy's own answer for the current request; returns its length in bytes. */
+    int answer(int status, String message, String pool, boolean close);
+
+    /** The exchange's answer is complete (or answered locally); {@code close}: the client's too. */
+    void responseDone(Http1Exchange done, boolean close);
+
+    /** The answer broke off half-way: the client cannot be answered properly. */
+    void brokenResponse();
+
+    /** 101 Switching Protocols: bytes flow both ways over {@code up}. */
+    void tunnel(H1Upstream up, Endpoint member, ByteBuf firstBytes);
+  }
+
+  private final Client client;
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final long startNanos;
@@ -50,7 +73,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
   private boolean finished;
 
   Http1Exchange(
-      Http1Connection client,
+      Client client,
       Forwarding fw,
       PoolRuntime pool,
       ByteBuf head,
@@ -84,7 +107,9 @@ final class Http1Exchange implements TryRunner.ClientSide {
     this.response =
         new ResponseRelay(
             client, request, out, resp, headRequest, sentContinue, closeAfter, hashKey.setCookie());
-    this.runner = new TryRunner(this, client, fw, pool, tries, deadlines, front, request, response);
+    this.runner =
+        new TryRunner(
+            this, client.eventLoop(), fw, pool, tries, deadlines, front, request, response);
     if (!upgrade) {
       runner.hedgeIfCovered();
     }

@@ -38,9 +38,9 @@ final class Http1Routing {
 
   /** The exchange that forwards {@code head} to {@code pool}; not started yet. */
   static Http1Exchange exchange(
-      Http1Connection client,
+      Http1Exchange.Client client,
       Forwarding fw,
-      Http1Connection.Setup setup,
+      Http1Setup setup,
       PoolRuntime pool,
       RequestHead head,
       ResponseHead resp,
@@ -99,11 +99,7 @@ final class Http1Routing {
    * takes WebSocket only), when the access log takes it.
    */
   static void logLocal(
-      Forwarding fw,
-      Http1Connection.Setup setup,
-      RequestHead head,
-      Routes.Route r,
-      String clientAddress) {
+      Forwarding fw, Http1Setup setup, RequestHead head, Routes.Route r, String clientAddress) {
     PoolRuntime pool = r.pool();
     long now = fw.clock.getAsLong();
     AccessRecord log =
@@ -121,7 +117,7 @@ final class Http1Routing {
   }
 
   private static void describe(
-      AccessRecord log, Http1Connection.Setup setup, RequestHead head, String clientAddress) {
+      AccessRecord log, Http1Setup setup, RequestHead head, String clientAddress) {
     String protocol = setup.overH2() ? "HTTP/2" : head.http10() ? "HTTP/1.0" : "HTTP/1.1";
     log.request(clientAddress, protocol, methodName(head), head.host(), head.target())
         .traceparent(head.header("traceparent"));

@@ -40,7 +40,7 @@ public final class Http2Server {
             FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     p.addLast(
         "h2",
-        H2StreamStateGuard.serverCodec()
+        H2ServerCodec.builder()
             .initialSettings(
                 Http2Settings.defaultSettings()
                     .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)

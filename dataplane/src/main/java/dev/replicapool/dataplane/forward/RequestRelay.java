@@ -22,7 +22,16 @@ final class RequestRelay implements ClientOutput.Request, ResponseRelay.Request 
    */
   static final int KEPT_BODY_BYTES = H2RequestBody.KEPT_BYTES;
 
-  private final Http1Connection client;
+  /** The client connection, as far as its request on the way needs it. */
+  interface Client {
+    /** The member cannot take more: the client's reads pause. */
+    void pauseReading();
+
+    /** The member can take more again. */
+    void resumeReading();
+  }
+
+  private final Client client;
   private final Tries tries;
   private final boolean bodyless;
 
@@ -58,7 +67,7 @@ final class RequestRelay implements ClientOutput.Request, ResponseRelay.Request 
   private boolean spent;
 
   RequestRelay(
-      Http1Connection client,
+      Client client,
       ByteBuf head,
       int traceparentAt,
       boolean bodyless,

@@ -9,6 +9,7 @@ import dev.replicapool.dataplane.policy.Tries;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.upstream.H1Upstream;
 import dev.replicapool.dataplane.upstream.MemberConnections;
+import io.netty.channel.EventLoop;
 
 /**
  * The tries of one HTTP/1.x exchange: how they go out (member, queue, timer, end) is its {@link
@@ -26,10 +27,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
    * The request as its tries see it ({@link Http1Exchange}): what reads the member's bytes, and the
    * ends a try's course leads to.
    */
-  interface ClientSide extends H1Upstream.User {
-    /** Whether the request ended: answered, given up, or its client gone. */
-    boolean finished();
-
+  interface ClientSide extends Hedges.Request {
     /** The proxy answers the client itself ({@code status}, {@code message}). */
     void answer(int status, String message);
 
@@ -56,7 +54,10 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
   }
 
   private final ClientSide exchange;
-  private final Http1Connection client;
+
+  /** The client connection's loop: its member connections are opened on it. */
+  private final EventLoop eventLoop;
+
   private final Forwarding fw;
   private final PoolRuntime pool;
   private final Tries tries;
@@ -72,7 +73,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
 
   TryRunner(
       ClientSide exchange,
-      Http1Connection client,
+      EventLoop eventLoop,
       Forwarding fw,
       PoolRuntime pool,
       Tries tries,
@@ -81,7 +82,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
       RequestRelay request,
       ResponseRelay response) {
     this.exchange = exchange;
-    this.client = client;
+    this.eventLoop = eventLoop;
     this.fw = fw;
     this.pool = pool;
     this.tries = tries;
@@ -89,9 +90,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
     this.front = front;
     this.request = request;
     this.response = response;
-    this.loop =
-        new TryLoop<>(
-            fw, pool, client.eventLoop(), tries, deadlines, front, front.observer(), this);
+    this.loop = new TryLoop<>(fw, pool, eventLoop, tries, deadlines, front, front.observer(), this);
     this.course = loop.course;
   }
 
@@ -127,7 +126,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
 
   @Override
   public void open(H1Try t) {
-    MemberLinks.open(fw, client.eventLoop(), pool, t.member(), (PrimaryTry) t);
+    MemberLinks.open(fw, eventLoop, pool, t.member(), (PrimaryTry) t);
   }
 
   /**
@@ -286,7 +285,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
 
   @Override
   public void hedgeDue(long now) {
-    hedges.send(client.eventLoop(), now);
+    hedges.send(eventLoop, now);
   }
 
   /** A deadline may have moved earlier: the timer looks no later than it. */

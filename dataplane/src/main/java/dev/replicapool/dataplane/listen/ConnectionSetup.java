@@ -4,6 +4,7 @@ import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.config.RoutingTable;
 import dev.replicapool.dataplane.forward.Forwarding;
 import dev.replicapool.dataplane.forward.Http1Connection;
+import dev.replicapool.dataplane.forward.Http1Setup;
 import dev.replicapool.dataplane.forward.Http2Server;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -91,7 +92,7 @@ final class ConnectionSetup extends ChannelInitializer<Channel> {
   private Http1Connection http1(boolean isTls, boolean preface) {
     return new Http1Connection(
         fw,
-        new Http1Connection.Setup(
+        new Http1Setup(
             dedicatedPool,
             isTls,
             preface,

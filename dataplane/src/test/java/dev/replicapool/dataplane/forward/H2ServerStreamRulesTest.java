@@ -54,7 +54,7 @@ class H2ServerStreamRulesTest {
           DefaultChannelId.newInstance(),
           true,
           false,
-          H2StreamStateGuard.serverCodec().build(),
+          H2ServerCodec.builder().build(),
           new Http2MultiplexHandler(
               new ChannelInitializer<Http2StreamChannel>() {
                 @Override

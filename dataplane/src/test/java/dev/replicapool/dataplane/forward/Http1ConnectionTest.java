@@ -41,10 +41,9 @@ class Http1ConnectionTest {
             null,
             AccessLog.OFF,
             null);
-    Http1Connection.H2Switch h2 =
+    Http1Setup.H2Switch h2 =
         (ChannelHandlerContext ctx, ByteBuf received) -> switchedToH2.add(received);
-    Http1Connection c =
-        new Http1Connection(fw, new Http1Connection.Setup(null, false, h2cPreface, h2, false));
+    Http1Connection c = new Http1Connection(fw, new Http1Setup(null, false, h2cPreface, h2, false));
     channel = new EmbeddedChannel(c);
     return c;
   }
