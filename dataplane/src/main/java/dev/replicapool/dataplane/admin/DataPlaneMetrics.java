@@ -3,8 +3,8 @@ package dev.replicapool.dataplane.admin;
 import dev.replicapool.dataplane.config.RoutingTable;
 import dev.replicapool.dataplane.config.TableObserver;
 import dev.replicapool.dataplane.proxy.ProxyObserver;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import dev.replicapool.dataplane.routing.Endpoint;
-import dev.replicapool.dataplane.routing.PoolRouter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -157,8 +157,8 @@ public final class DataPlaneMetrics implements ProxyObserver, TableObserver {
   }
 
   /** Ejection events of one pool, for its router. */
-  public PoolRouter.Events eventsFor(String pool) {
-    return new PoolRouter.Events() {
+  public EjectionEvents eventsFor(String pool) {
+    return new EjectionEvents() {
       @Override
       public void ejected(Endpoint e, long millis) {
         members.ejected(pool, e);

@@ -3,7 +3,7 @@ package dev.replicapool.dataplane.config;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.controlplane.SnapshotApplier;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
-import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -51,7 +51,7 @@ public final class ConfigStore implements SnapshotApplier {
       Set<Integer> reservedPorts,
       LongSupplier clock,
       Supplier<Random> randoms,
-      Function<String, PoolRouter.Events> events) {
+      Function<String, EjectionEvents> events) {
     this.reservedPorts = Set.copyOf(reservedPorts);
     this.pools = new PoolRuntimeFactory(Objects.requireNonNull(vertx), clock, randoms, events);
   }

@@ -4,6 +4,7 @@ import dev.replicapool.api.v1alpha1.AdaptiveRouting;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.RetryPolicy;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import dev.replicapool.dataplane.routing.HashPolicy;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
@@ -33,7 +34,7 @@ final class PoolRuntimeFactory {
   private final Vertx vertx;
   private final LongSupplier clock;
   private final Supplier<Random> randoms;
-  private final Function<String, PoolRouter.Events> events;
+  private final Function<String, EjectionEvents> events;
   private volatile long defaultIdleNanos = 30_000_000_000L;
 
   /**
@@ -45,7 +46,7 @@ final class PoolRuntimeFactory {
       Vertx vertx,
       LongSupplier clock,
       Supplier<Random> randoms,
-      Function<String, PoolRouter.Events> events) {
+      Function<String, EjectionEvents> events) {
     this.vertx = vertx;
     this.clock = clock;
     this.randoms = randoms;

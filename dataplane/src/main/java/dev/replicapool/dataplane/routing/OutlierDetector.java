@@ -31,7 +31,7 @@ public final class OutlierDetector {
   private final List<Endpoint> members;
   private final Map<Endpoint, State> states;
   private final LongSupplier clock;
-  private final PoolRouter.Events events;
+  private final EjectionEvents events;
 
   /**
    * @param members the pool's members, in snapshot order
@@ -42,7 +42,7 @@ public final class OutlierDetector {
       List<Endpoint> members,
       OutlierDetector previous,
       LongSupplier clock,
-      PoolRouter.Events events) {
+      EjectionEvents events) {
     this.policy = policy;
     this.members = members;
     this.clock = clock;

@@ -25,22 +25,13 @@ import java.util.function.Predicate;
  */
 public final class PoolRouter {
 
-  /** Told about ejections while the pool lock is held: keep it short. */
-  public interface Events {
-    Events NONE = new Events() {};
-
-    default void ejected(Endpoint e, long millis) {}
-
-    default void returned(Endpoint e) {}
-  }
-
   private final String pool;
   private final RouterSettings settings;
   private final List<Endpoint> endpoints;
   private final Balancer balancer;
   private final OutlierDetector outliers;
   private final LongSupplier clock;
-  private final Events events;
+  private final EjectionEvents events;
   private final Object lock;
   private final Candidates candidates;
 
@@ -68,7 +59,7 @@ public final class PoolRouter {
       PoolRouter previous,
       Random random,
       LongSupplier clock,
-      Events events,
+      EjectionEvents events,
       Object lock) {
     this.pool = pool;
     this.settings = settings;
@@ -106,7 +97,7 @@ public final class PoolRouter {
       PoolRouter previous,
       LongSupplier clock,
       Random random,
-      Events events) {
+      EjectionEvents events) {
     Map<String, Endpoint> old = endpointsByAddress(previous);
     Object lock = previous != null ? previous.lock : new Object();
     List<Endpoint> endpoints = new ArrayList<>(members.size());

@@ -27,7 +27,20 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
     default void memberWritabilityChanged(boolean writable) {}
   }
 
-  final MemberConnections pool;
+  /**
+   * Where a pooled connection goes back to ({@link MemberConnections}), as far as it needs to know.
+   */
+  interface Home {
+    /** The connection can carry the next request. */
+    void giveBack(H1Upstream c);
+
+    /** The connection closed. */
+    void closed(H1Upstream c);
+  }
+
+  /** Null for a connection of its own ({@link #oneShot}). */
+  private final Home pool;
+
   final Object key;
   private Channel channel;
   private User user;
@@ -36,7 +49,7 @@ public final class H1Upstream extends ChannelInboundHandlerAdapter {
   boolean pooled;
   private boolean unprocessed;
 
-  H1Upstream(MemberConnections pool, Object key) {
+  H1Upstream(Home pool, Object key) {
     this.pool = pool;
     this.key = key;
   }

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Keyed by member address: pools that share a member share its connections.
  */
-public final class MemberConnections {
+public final class MemberConnections implements H1Upstream.Home {
   /** How connections are made: shared by every event loop's pool. */
   public record Dialer(
       ChannelFactory<? extends Channel> channels,
@@ -126,7 +126,8 @@ public final class MemberConnections {
     void failed(Throwable cause);
   }
 
-  void giveBack(H1Upstream c) {
+  @Override
+  public void giveBack(H1Upstream c) {
     ArrayDeque<H1Upstream> q = idle.computeIfAbsent(c.key, k -> new ArrayDeque<>());
     if (q.size() >= dialer.maxIdlePerMember()) {
       c.channel().close(); // enough kept for this member on this loop
@@ -141,7 +142,8 @@ public final class MemberConnections {
     }
   }
 
-  void closed(H1Upstream c) {
+  @Override
+  public void closed(H1Upstream c) {
     if (c.pooled) {
       ArrayDeque<H1Upstream> q = idle.get(c.key);
       if (q != null) {

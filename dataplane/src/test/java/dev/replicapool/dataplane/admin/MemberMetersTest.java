@@ -10,6 +10,7 @@ import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.config.RoutingTable;
 import dev.replicapool.dataplane.config.TableObserver;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
@@ -54,7 +55,7 @@ class MemberMetersTest {
             previous == null ? null : previous.router(),
             System::nanoTime,
             new Random(1),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     return new PoolRuntime(s, router, List.of(), null, null, null, null, null);
   }
 

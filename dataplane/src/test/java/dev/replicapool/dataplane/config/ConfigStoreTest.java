@@ -8,7 +8,7 @@ import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.controlplane.SnapshotApplier.Change;
-import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ class ConfigStoreTest {
   final Vertx vertx = Vertx.vertx();
   final ConfigStore store =
       new ConfigStore(
-          vertx, Set.of(9901), System::nanoTime, () -> new Random(1), p -> PoolRouter.Events.NONE);
+          vertx, Set.of(9901), System::nanoTime, () -> new Random(1), p -> EjectionEvents.NONE);
 
   @AfterEach
   void close() {

@@ -8,7 +8,7 @@ import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
 import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
-import dev.replicapool.dataplane.routing.PoolRouter;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import dev.replicapool.dataplane.routing.RouterSettings;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ class PoolRuntimeFactoryTest {
           () -> new Random(1),
           pool -> {
             eventsAskedFor.add(pool);
-            return PoolRouter.Events.NONE;
+            return EjectionEvents.NONE;
           });
 
   @AfterEach

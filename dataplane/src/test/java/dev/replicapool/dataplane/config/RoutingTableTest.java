@@ -8,6 +8,7 @@ import dev.replicapool.api.wire.PoolSnapshot;
 import dev.replicapool.api.wire.PoolSnapshotBuilder;
 import dev.replicapool.dataplane.policy.RequestPolicy;
 import dev.replicapool.dataplane.policy.RetryPolicy;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import dev.replicapool.dataplane.routing.OutlierPolicy;
 import dev.replicapool.dataplane.routing.PoolRouter;
 import dev.replicapool.dataplane.routing.RouterSettingsBuilder;
@@ -40,7 +41,7 @@ public class RoutingTableTest {
             null,
             System::nanoTime,
             new Random(1),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     return new PoolRuntime(
         s,
         r,

@@ -6,6 +6,7 @@ import dev.replicapool.api.v1alpha1.ConsistentHash;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.RoutingPolicy;
 import dev.replicapool.api.wire.MemberSnapshot;
+import dev.replicapool.dataplane.routing.EjectionEvents;
 import dev.replicapool.dataplane.routing.Endpoint;
 import dev.replicapool.dataplane.routing.HashKey;
 import dev.replicapool.dataplane.routing.HashPolicy;
@@ -39,7 +40,7 @@ class TriesHashKeyTest {
             null,
             () -> 0L,
             new Random(1),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     for (String user : List.of("alice", "bob", "carol", "dave")) {
       long key = HashKey.hash(user);
       Endpoint owner = r.pick(Set.of(), key);

@@ -47,7 +47,7 @@ class ConsistentHashTest {
             .build();
     PoolRouter r =
         PoolRouter.create(
-            "ns/pool", s, members, previous, clock, new Random(7), PoolRouter.Events.NONE);
+            "ns/pool", s, members, previous, clock, new Random(7), EjectionEvents.NONE);
     r.activate();
     return r;
   }

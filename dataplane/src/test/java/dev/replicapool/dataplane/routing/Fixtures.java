@@ -68,7 +68,7 @@ final class Fixtures {
         null,
         clock,
         random,
-        PoolRouter.Events.NONE);
+        EjectionEvents.NONE);
   }
 
   static Endpoint endpoint(String name, double weight, FakeClock clock) {

@@ -150,7 +150,7 @@ class OutlierDetectionTest {
             r1,
             clock,
             new Random(1),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     // Built but not installed: the live router's k2 keeps its weight.
     assertThat(r1.view().get(1).weight()).isEqualTo(1.0);
     r2.activate();

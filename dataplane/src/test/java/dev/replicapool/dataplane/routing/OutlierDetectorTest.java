@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 class OutlierDetectorTest {
   final Fixtures.FakeClock clock = new Fixtures.FakeClock();
   final List<String> events = new ArrayList<>();
-  final PoolRouter.Events recorder =
-      new PoolRouter.Events() {
+  final EjectionEvents recorder =
+      new EjectionEvents() {
         @Override
         public void ejected(Endpoint e, long millis) {
           events.add("ejected " + e.host() + " " + millis);

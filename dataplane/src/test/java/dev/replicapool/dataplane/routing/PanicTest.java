@@ -38,7 +38,7 @@ class PanicTest {
             null,
             clock,
             new Random(3),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     r.activate();
     return r;
   }

@@ -68,7 +68,7 @@ class SlowStartTest {
             previous,
             clock,
             new Random(7),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     r.activate();
     return r;
   }
@@ -95,7 +95,7 @@ class SlowStartTest {
             null,
             clock,
             new Random(7),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     r.activate();
     // k4 joins Pending, then answers its first probe five seconds later.
     MemberSnapshot k1 = member("k1", 1.0);
@@ -136,7 +136,7 @@ class SlowStartTest {
             null,
             clock,
             new Random(7),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     r.activate();
     // No member was routable when k2 joined, so nobody could have taken load off it.
     r = next(r, member("k1", 1.0), member("k2", 1.0));
@@ -155,7 +155,7 @@ class SlowStartTest {
             null,
             clock,
             new Random(7),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     r.activate();
     r = next(r, member("k1", 1.0), member("k2", 0.0, MemberState.Unhealthy));
     clock.advanceMillis(1_000);

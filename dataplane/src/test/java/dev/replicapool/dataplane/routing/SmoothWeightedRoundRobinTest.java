@@ -109,7 +109,7 @@ class SmoothWeightedRoundRobinTest {
             null,
             clock,
             new java.util.Random(1),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     Endpoint first = r.pick(Set.of());
     assertThat(first.host()).isEqualTo("a");
     // A retry of a request that failed on "b" never lands on b.
@@ -145,7 +145,7 @@ class SmoothWeightedRoundRobinTest {
             r1,
             clock,
             new java.util.Random(1),
-            PoolRouter.Events.NONE);
+            EjectionEvents.NONE);
     r2.activate();
     assertThat(r2.endpoints().get(0)).isSameAs(r1.endpoints().get(0));
     assertThat(picks(r2, 2)).containsExactly("k2", "k3");

@@ -30,6 +30,6 @@ public final class TestRouters {
             .failurePenaltyMillis(500)
             .build();
     return PoolRouter.create(
-        "ns/pool", settings, ms, null, clock, new Random(1), new PoolRouter.Events() {});
+        "ns/pool", settings, ms, null, clock, new Random(1), new EjectionEvents() {});
   }
 }
