@@ -31,7 +31,10 @@ import io.netty.channel.EventLoop;
  *       trace), the same for an HTTP/2 stream; this notes bytes, first byte and flags.
  * </ul>
  *
- * <p>Touched on the client's event loop only (the member connections are on the same loop).
+ * <p>Touched on the client's event loop only (the member connections are on the same loop). Why it
+ * is over 300 lines: every way an HTTP/1.x request can end (answered whole, answered by the proxy,
+ * given up, broken mid-answer, the client's stall or silence, a tunnel) meets here and releases the
+ * same parts once; what each part does is in its own class, above.
  */
 final class Http1Exchange implements TryRunner.ClientSide {
   /**
