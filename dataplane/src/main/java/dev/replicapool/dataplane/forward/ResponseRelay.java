@@ -51,7 +51,8 @@ final class ResponseRelay {
   /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
   private final String setCookie;
 
-  private final ChunkedFramer chunks = ChunkedFramer.lenient();
+  /** The chunked answer's framer, made when an answer is chunked (most are not). */
+  private ChunkedFramer chunks;
 
   /** The start of a head that has not all come yet. */
   private ByteBuf partial;
@@ -181,7 +182,13 @@ final class ResponseRelay {
     switch (head.framing()) {
       case NONE -> left = 0;
       case LENGTH -> left = head.contentLength();
-      case CHUNKED -> chunks.reset();
+      case CHUNKED -> {
+        if (chunks == null) {
+          chunks = ChunkedFramer.lenient();
+        } else {
+          chunks.reset();
+        }
+      }
       case UNTIL_CLOSE -> left = Long.MAX_VALUE;
     }
     if (head.framing() == ResponseHead.Framing.UNTIL_CLOSE || head.memberCloses()) {

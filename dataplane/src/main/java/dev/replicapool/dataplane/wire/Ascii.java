@@ -87,6 +87,19 @@ final class Ascii {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 
+  /** Whether {@code b[from, to)} reads as {@code s}, byte for character (ISO-8859-1). */
+  static boolean equals(byte[] b, int from, int to, String s) {
+    if (s.length() != to - from) {
+      return false;
+    }
+    for (int i = from; i < to; i++) {
+      if ((b[i] & 0xff) != s.charAt(i - from)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   static String string(byte[] b, int from, int to) {
     return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }

@@ -151,6 +151,11 @@ class HeaderLines {
     return false;
   }
 
+  /** Whether field {@code i}'s value is {@code s} as it stands (a folded value never is). */
+  boolean valueIs(int i, String s) {
+    return (flags[i] & FOLDED) == 0 && Ascii.equals(bytes, valueStart(i), valueEnd(i), s);
+  }
+
   String value(int i) {
     String v = Ascii.string(bytes, valueStart(i), valueEnd(i));
     return (flags[i] & FOLDED) != 0 ? unfold(v) : v;

@@ -41,6 +41,13 @@ final class RequestHeaders extends HeaderLines {
   private int upgrade = -1;
   private boolean expectContinue;
   private String hostValue;
+
+  /**
+   * The Host of the connection's last request that had one: the next request most often names the
+   * same, and is then given the same string instead of a new one.
+   */
+  private String lastHost;
+
   private String forwardedFor;
 
   @Override
@@ -214,7 +221,8 @@ final class RequestHeaders extends HeaderLines {
       if (!HostSyntax.valid(bytes, valueStart(host), valueEnd(host))) {
         return WireError.badRequest("invalid Host header");
       }
-      hostValue = value(host);
+      hostValue = lastHost != null && valueIs(host, lastHost) ? lastHost : value(host);
+      lastHost = hostValue;
       String target = RequestLine.absoluteFormAuthority(bytes, targetStart, targetEnd);
       if (target != null && !target.equalsIgnoreCase(hostValue)) {
         return WireError.badRequest("request target and Host name different hosts");

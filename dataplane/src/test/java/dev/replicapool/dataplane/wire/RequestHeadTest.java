@@ -41,6 +41,27 @@ class RequestHeadTest {
   }
 
   @Test
+  void theNextRequestOnAConnectionThatNamesTheSameHostReusesItsString() {
+    RequestHead h = new RequestHead();
+    String first = host(h, "GET / HTTP/1.1\r\nHost: a.example\r\n\r\n");
+    String again = host(h, "GET /2 HTTP/1.1\r\nHost: a.example\r\n\r\n");
+    String upper = host(h, "GET /3 HTTP/1.1\r\nHost: A.example\r\n\r\n");
+    String longer = host(h, "GET /4 HTTP/1.1\r\nHost: A.example:8080\r\n\r\n");
+
+    assertThat(again).isEqualTo("a.example").isSameAs(first);
+    assertThat(upper).isEqualTo("A.example").isNotSameAs(first);
+    assertThat(longer).isEqualTo("A.example:8080");
+    assertThat(host(h, "GET / HTTP/1.0\r\n\r\n")).isNull();
+    assertThat(host(h, "GET / HTTP/1.1\r\nHost: A.example:8080\r\n\r\n")).isSameAs(longer);
+  }
+
+  private static String host(RequestHead h, String request) {
+    ByteBuf in = buf(request);
+    assertThat(h.parse(in, HeadScanner.headLength(in, 4096, 8192))).isNull();
+    return h.host();
+  }
+
+  @Test
   void aPlainGetGoesOutWithTheProxysHeadersAdded() {
     assertThat(upstream("GET /track/1 HTTP/1.1\r\nHost: a.example\r\nAccept: */*\r\n\r\n"))
         .isEqualTo(
