@@ -4,7 +4,6 @@ import dev.replicapool.dataplane.policy.Deadlines;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,18 +11,21 @@ import java.util.function.LongSupplier;
  * fall due and hands what is due to its owner. Re-armed lazily: activity that moves a deadline
  * later costs no timer churn; the early look finds nothing due and arms again. Event loop only.
  */
-final class DeadlineTimer {
+final class DeadlineTimer implements Runnable {
+  /** What is due goes to it. */
+  interface Owner {
+    void due(Deadlines.Due due);
+  }
+
   private final EventExecutor loop;
   private final LongSupplier clock;
   private final Deadlines deadlines;
-  private final Consumer<Deadlines.Due> owner;
-  private final Runnable fire = this::fired; // one per request, not one per arming
+  private final Owner owner;
   private ScheduledFuture<?> timer;
   private long at;
   private boolean stopped;
 
-  DeadlineTimer(
-      EventExecutor loop, LongSupplier clock, Deadlines deadlines, Consumer<Deadlines.Due> owner) {
+  DeadlineTimer(EventExecutor loop, LongSupplier clock, Deadlines deadlines, Owner owner) {
     this.loop = loop;
     this.clock = clock;
     this.deadlines = deadlines;
@@ -41,7 +43,7 @@ final class DeadlineTimer {
     }
     at = next;
     long delay = Math.max(0, next - clock.getAsLong());
-    timer = loop.schedule(fire, delay, TimeUnit.NANOSECONDS);
+    timer = loop.schedule(this, delay, TimeUnit.NANOSECONDS); // itself: no object per request
   }
 
   /** The request ended: no more looks. */
@@ -53,14 +55,16 @@ final class DeadlineTimer {
     }
   }
 
-  private void fired() {
+  /** The look the timer scheduled. */
+  @Override
+  public void run() {
     timer = null;
     if (stopped) {
       return;
     }
     Deadlines.Due due = deadlines.due(clock.getAsLong());
     if (due != Deadlines.Due.NONE) {
-      owner.accept(due);
+      owner.due(due);
     }
     arm();
   }

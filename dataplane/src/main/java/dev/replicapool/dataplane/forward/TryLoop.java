@@ -21,7 +21,7 @@ import io.netty.util.concurrent.EventExecutor;
  *
  * <p>Event loop only.
  */
-final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
+final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner, DeadlineTimer.Owner {
   /** The protocol's side of the request. */
   interface Exchange<T> {
     /** A try to {@code e}, sent at {@code now}, before it is out. */
@@ -112,11 +112,12 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner {
     this.observer = observer;
     this.exchange = exchange;
     this.course = new TryCourse<>(tries, deadlines, pool.router(), accounts);
-    this.timer = new DeadlineTimer(loop, fw.clock, deadlines, this::due);
+    this.timer = new DeadlineTimer(loop, fw.clock, deadlines, this);
   }
 
   /** What the timer found due goes to the exchange's side that knows what to do about it. */
-  private void due(Deadlines.Due due) {
+  @Override
+  public void due(Deadlines.Due due) {
     switch (due) {
       case REQUEST -> exchange.requestTimedOut();
       case TRY -> tryTimedOut();
