@@ -23,7 +23,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Members that say how loaded they are (ORCA's {@code endpoint-load-metrics}) through an Adaptive
  * pool: a member that reports itself near capacity gets almost none of the requests, though its
- * latency is the same as the others'; the report never reaches the client. Over HTTP/1.1 to an
+ * latency is the same as the others'; so does one whose utilization is the others' but which says
+ * it holds many more requests (every client's, {@code named_metrics.in_flight}), which this data
+ * plane's own in-flight count cannot see. The report never reaches the client. Over HTTP/1.1 to an
  * HTTP/1.1 pool (the HTTP/1 path) and over HTTP/2 to an h2c pool (the HTTP/2 path).
  */
 class LoadReportsIT extends DataPlaneTestBase {
@@ -31,22 +33,28 @@ class LoadReportsIT extends DataPlaneTestBase {
   static final int REQUESTS = 600;
   static final int IN_FLIGHT = 8;
 
-  @ParameterizedTest(name = "{0} client, {1} pool, busy member reports: {2}")
+  static final String SATURATED = "TEXT application_utilization=0.97, named_metrics.queue=40";
+  static final String HOLDS_2 = "TEXT application_utilization=0.6, named_metrics.in_flight=2";
+  static final String HOLDS_40 = "TEXT application_utilization=0.6, named_metrics.in_flight=40";
+
+  @ParameterizedTest(name = "{0} client, {1} pool, the busy member reports {4}")
   @CsvSource({
-    "HTTP_1_1, http, true",
-    "HTTP_2, kubernetes.io/h2c, true",
-    "HTTP_1_1, http, false",
+    "HTTP_1_1, http, TEXT cpu_utilization=0.2, 'JSON {\"application_utilization\": 0.25}', SATURATED",
+    "HTTP_2, kubernetes.io/h2c, TEXT cpu_utilization=0.2, TEXT cpu_utilization=0.25, SATURATED",
+    "HTTP_1_1, http, , , ",
+    "HTTP_1_1, http, HOLDS_2, HOLDS_2, HOLDS_40",
+    "HTTP_2, kubernetes.io/h2c, HOLDS_2, HOLDS_2, HOLDS_40",
   })
   void aMemberReportingItselfBusyGetsAlmostNoneOfAnAdaptivePool(
-      HttpVersion client, String appProtocol, boolean reports) throws Exception {
+      HttpVersion client, String appProtocol, String aReport, String bReport, String busyReport)
+      throws Exception {
     TestMember a = member("a");
     TestMember b = member("b");
     TestMember busy = member("busy");
-    if (reports) {
-      a.loadReport = "TEXT cpu_utilization=0.2";
-      b.loadReport = "JSON {\"application_utilization\": 0.25}";
-      busy.loadReport = "TEXT application_utilization=0.97, named_metrics.queue=40";
-    }
+    a.loadReport = report(aReport);
+    b.loadReport = report(bReport);
+    busy.loadReport = report(busyReport);
+    boolean reports = busyReport != null;
     startDataPlane();
     publish(
         SnapshotBuilder.pool("shop/load")
@@ -91,8 +99,8 @@ class LoadReportsIT extends DataPlaneTestBase {
     }
     http.close().await();
     System.out.printf(
-        "FIGURE load reports (%s client, %s pool, reports %s): %s%n",
-        client, appProtocol, reports, counts);
+        "FIGURE load reports (%s client, %s pool, the busy member reports %s): %s%n",
+        client, appProtocol, busy.loadReport, counts);
     assertThat(leaked).as("answers that carried the member's load report to the client").isZero();
     int busyShare = counts.getOrDefault("busy", 0);
     if (reports) {
@@ -103,5 +111,18 @@ class LoadReportsIT extends DataPlaneTestBase {
           .as("without reports it is one member of three")
           .isGreaterThan(REQUESTS / 5);
     }
+  }
+
+  /** A report by its name in this class, else as written; null: no report. */
+  private static String report(String r) {
+    if (r == null) {
+      return null;
+    }
+    return switch (r) {
+      case "SATURATED" -> SATURATED;
+      case "HOLDS_2" -> HOLDS_2;
+      case "HOLDS_40" -> HOLDS_40;
+      default -> r;
+    };
   }
 }

@@ -270,7 +270,7 @@ class MonitoringComponentTest {
       dataPlane.budgetExhausted("a/p");
       dataPlane.queue("a/p", "queued");
       dataPlane.eventsFor("a/p").ejected(member, 1000);
-      member.reportUtilization(0.5, System.nanoTime());
+      member.reportLoad(0.5, Double.NaN, System.nanoTime());
       names.addAll(sampleNames(dataPlane.scrape().toCompletableFuture().get(30, TimeUnit.SECONDS)));
     } finally {
       dataPlane.close();

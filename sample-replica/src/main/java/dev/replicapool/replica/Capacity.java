@@ -202,23 +202,28 @@ final class Capacity {
 
   /**
    * The {@code endpoint-load-metrics} value, in ORCA's TEXT form: {@link #demand} as the
-   * application's utilization (what balancers weigh), the windowed busy share as the CPU's.
+   * application's utilization (what balancers weigh), the windowed busy share as the CPU's, and the
+   * requests held now (in service and waiting, every client's) as {@code named_metrics.in_flight}.
    */
   String orcaText() {
     double d;
     double u;
     double r;
+    int inFlight;
     synchronized (this) {
       u = utilization();
       d = demandGiven(u); // the same window: utilization() once
       r = rps();
+      inFlight = busy + waiting.size();
     }
     return String.format(
         Locale.ROOT,
-        "TEXT application_utilization=%.4f, cpu_utilization=%.4f, rps_fractional=%.1f",
+        "TEXT application_utilization=%.4f, cpu_utilization=%.4f, rps_fractional=%.1f,"
+            + " named_metrics.in_flight=%d",
         d,
         u,
-        r);
+        r,
+        inFlight);
   }
 
   private long span() {

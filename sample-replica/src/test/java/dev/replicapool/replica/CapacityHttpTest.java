@@ -16,7 +16,7 @@ class CapacityHttpTest {
   /** The TEXT form LoadReports (dataplane) parses: {@code TEXT key=number, key=number}. */
   static final String ORCA_TEXT =
       "TEXT application_utilization=[0-9]+\\.[0-9]{4}, cpu_utilization=[0-9]+\\.[0-9]{4},"
-          + " rps_fractional=[0-9]+\\.[0-9]";
+          + " rps_fractional=[0-9]+\\.[0-9], named_metrics.in_flight=[0-9]+";
 
   @Test
   void queuesBeyondWorkersAndReportsUtilizationOnEveryAnswer() throws Exception {

@@ -47,7 +47,8 @@ class CapacityTest {
     assertThat(c.utilization()).isZero();
     assertThat(c.orcaText())
         .isEqualTo(
-            "TEXT application_utilization=0.0000, cpu_utilization=0.0000, rps_fractional=0.0");
+            "TEXT application_utilization=0.0000, cpu_utilization=0.0000, rps_fractional=0.0,"
+                + " named_metrics.in_flight=0");
   }
 
   @Test
@@ -62,7 +63,9 @@ class CapacityTest {
     assertThat(c.utilization()).as("no time has passed: the window saw nothing").isZero();
     assertThat(c.demand()).as("two busy and two waiting, for two workers").isEqualTo(2.0);
     assertThat(c.orcaText())
-        .startsWith("TEXT application_utilization=2.0000, cpu_utilization=0.0000");
+        .startsWith("TEXT application_utilization=2.0000, cpu_utilization=0.0000")
+        .as("the requests it holds, every client's")
+        .endsWith(", named_metrics.in_flight=4");
     advanceMillis(1_000);
     c.release();
     c.release();
@@ -86,7 +89,7 @@ class CapacityTest {
     assertThat(c.orcaText())
         .matches(
             "TEXT application_utilization=0\\.[0-9]{4}, cpu_utilization=0\\.[0-9]{4},"
-                + " rps_fractional=[0-9]+\\.[0-9]");
+                + " rps_fractional=[0-9]+\\.[0-9], named_metrics.in_flight=0");
     assertThat(c.utilization()).isCloseTo(0.5, within(0.06));
   }
 

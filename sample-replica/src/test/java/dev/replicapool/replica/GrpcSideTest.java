@@ -104,7 +104,8 @@ class GrpcSideTest {
     assertThat(trailers.get().get(GrpcSide.LOAD_METRICS))
         .matches(CapacityHttpTest.ORCA_TEXT)
         .isNotEqualTo(
-            "TEXT application_utilization=0.0000, cpu_utilization=0.0000, rps_fractional=0.0");
+            "TEXT application_utilization=0.0000, cpu_utilization=0.0000, rps_fractional=0.0,"
+                + " named_metrics.in_flight=0");
 
     var health =
         HealthGrpc.newBlockingStub(channel)

@@ -15,8 +15,21 @@ public record LoadReport(
     double eps,
     Map<String, Double> namedMetrics) {
 
+  /**
+   * The named metric in which a member says how many requests it holds, in service and waiting,
+   * every client's ({@code named_metrics.in_flight}): what a balancer's own in-flight count cannot
+   * see of the member's other clients (Prequal's requests-in-flight).
+   */
+  public static final String IN_FLIGHT = "in_flight";
+
   public LoadReport {
     namedMetrics = Map.copyOf(namedMetrics);
+  }
+
+  /** The requests the member said it holds ({@link #IN_FLIGHT}); NaN when it did not say. */
+  public double inFlight() {
+    Double n = namedMetrics.get(IN_FLIGHT);
+    return n == null ? Double.NaN : n;
   }
 
   /**

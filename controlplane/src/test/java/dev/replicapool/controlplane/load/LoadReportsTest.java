@@ -31,6 +31,23 @@ class LoadReportsTest {
   }
 
   @Test
+  void theRequestsAMemberHoldsAreANamedMetric() {
+    assertThat(LoadReports.parse("TEXT application_utilization=1.5, named_metrics.in_flight=6"))
+        .extracting(LoadReport::inFlight)
+        .isEqualTo(6.0);
+    assertThat(
+            LoadReports.parse("JSON {\"named_metrics\": {\"in_flight\": 2, \"queue\": 9}}")
+                .inFlight())
+        .isEqualTo(2.0);
+    assertThat(LoadReports.parse("TEXT application_utilization=0.5").inFlight())
+        .as("not said")
+        .isNaN();
+    assertThat(LoadReports.parse("TEXT named_metrics.in_flight=-1"))
+        .as("a count below zero: no report")
+        .isNull();
+  }
+
+  @Test
   void jsonForm() {
     LoadReport r =
         LoadReports.parse(

@@ -78,7 +78,7 @@ final class FrontTry implements TryCourse.Accounts<H1Try> {
   /** The member of the try in front said how loaded it is ({@code r}; null: it did not). */
   void reported(LoadReport r) {
     if (r != null && member != null) {
-      member.reportUtilization(r.utilization(), fw.clock.getAsLong());
+      member.reportLoad(r.utilization(), r.inFlight(), fw.clock.getAsLong());
     }
   }
 

@@ -326,7 +326,7 @@ final class H2Try extends ChannelInboundHandlerAdapter
             ? LoadReports.bin(bin.toString())
             : text == null ? null : LoadReports.parse(text.toString());
     if (r != null) {
-      member.reportUtilization(r.utilization(), fw.clock.getAsLong());
+      member.reportLoad(r.utilization(), r.inFlight(), fw.clock.getAsLong());
     }
   }
 

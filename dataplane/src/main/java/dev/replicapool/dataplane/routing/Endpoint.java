@@ -35,6 +35,15 @@ public final class Endpoint {
   private volatile double reportedUtilization;
   private volatile long reportedAtNanos;
   private volatile boolean reported;
+  private volatile double reportedInFlight = Double.NaN;
+
+  /**
+   * How long a member's own count of the requests it holds counts, fading to nothing: a count is
+   * true the moment it is sent and less so after, and a member that answers rarely (because it is
+   * busy) must not be kept out by one old burst; its utilization stays for {@link
+   * #REPORT_TTL_NANOS}.
+   */
+  public static final long IN_FLIGHT_FADE_NANOS = 1_000_000_000L;
 
   // pool lock, written by Candidates (the balancers and the OutlierDetector keep their own state)
 
@@ -84,12 +93,28 @@ public final class Endpoint {
   }
 
   /**
-   * The member reported its utilization (0 = idle, 1 = at capacity) in an answer at {@code now}.
+   * The member reported its load in an answer at {@code now}: its utilization (0 = idle, 1 = at
+   * capacity) and the requests it holds, every client's ({@code inFlight}; NaN when it did not
+   * say).
    */
-  public void reportUtilization(double utilization, long nowNanos) {
+  public void reportLoad(double utilization, double inFlight, long nowNanos) {
     reportedUtilization = utilization;
+    reportedInFlight = inFlight;
     reportedAtNanos = nowNanos;
     reported = true;
+  }
+
+  /**
+   * The requests it said it holds, faded by the report's age (all of it at once, nothing after
+   * {@link #IN_FLIGHT_FADE_NANOS}); NaN when it did not say or said it too long ago.
+   */
+  public double reportedInFlight(long nowNanos) {
+    double n = reportedInFlight;
+    if (!reported || Double.isNaN(n)) {
+      return Double.NaN;
+    }
+    double left = 1 - (double) (nowNanos - reportedAtNanos) / IN_FLIGHT_FADE_NANOS;
+    return left > 0 ? n * Math.min(1, left) : Double.NaN;
   }
 
   /** Its last reported utilization if it is at most {@link #REPORT_TTL_NANOS} old, else NaN. */

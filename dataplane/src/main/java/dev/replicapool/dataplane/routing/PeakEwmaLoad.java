@@ -11,6 +11,12 @@ package dev.replicapool.dataplane.routing;
  * Past 1 (ORCA lets a member report more than its capacity: requests wait in it) it grows with the
  * report, {@value #MAX_FACTOR} x u, so a member with a queue looks more loaded the longer its
  * queue, not the same as one just under capacity.
+ *
+ * <p>The in-flight count is this data plane's requests to the member, or the member's own count of
+ * the requests it holds (every client's, {@link Endpoint#reportedInFlight}, fading over a second)
+ * when that is more: a member kept busy by other clients holds their requests too, which this data
+ * plane's count alone never sees, so it would look nearly idle beside members holding this data
+ * plane's requests however high its utilization.
  */
 public final class PeakEwmaLoad implements Load {
   public static final PeakEwmaLoad INSTANCE = new PeakEwmaLoad();
@@ -21,9 +27,12 @@ public final class PeakEwmaLoad implements Load {
 
   @Override
   public double of(Endpoint e, long nowNanos) {
-    return e.latency.value(nowNanos)
-        * (e.inflight() + 1)
-        * utilizationFactor(e.utilization(nowNanos));
+    double n = e.inflight();
+    double held = e.reportedInFlight(nowNanos); // NaN (never more) when it does not say
+    if (held > n) {
+      n = held;
+    }
+    return e.latency.value(nowNanos) * (n + 1) * utilizationFactor(e.utilization(nowNanos));
   }
 
   /**

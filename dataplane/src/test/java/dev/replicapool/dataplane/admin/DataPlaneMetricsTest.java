@@ -93,7 +93,7 @@ class DataPlaneMetricsTest {
         .filter(e -> e.address().endsWith(":1"))
         .findFirst()
         .orElseThrow()
-        .reportUtilization(0.75, now[0]);
+        .reportLoad(0.75, Double.NaN, now[0]);
     assertThat(scrape())
         .contains(reported + " 0.75")
         .doesNotContain("replicapool_member_utilization{member=\"10.0.0.1:2\"");
