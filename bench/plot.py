@@ -3,7 +3,7 @@
 
     python3 bench/plot.py bench/results/<run> docs/
 Prints the Markdown tables that docs/BENCHMARKS.md quotes; writes docs/bench-proxy.png and
-docs/bench-slow-member.png.
+docs/bench-slow-member.png, and docs/bench-saturation.png from bench/saturation/run.sh.
 """
 import csv, json, os, statistics as st, subprocess, sys, tempfile
 
@@ -88,4 +88,41 @@ set title 'pool p99 (ms, log scale), 1 of 5 members +200 ms, then 20 % errors, 1
 set style data histogram; set style histogram cluster gap 1; set style fill solid 0.8
 set logscale y; set ylabel 'p99 ms'; set key top right; set grid ytics
 plot '{f.name}' using 2:xtic(1) title 'all healthy', '' using 3 title 'k5 +200 ms', '' using 4 title 'k5 20 % errors'
+""")
+
+# ---- item 9: saturation (bench/saturation/run.sh)
+sat = jsonl("saturation.jsonl")
+if sat:
+    names = {"dataplane/RoundRobin": "dp RR", "dataplane/Adaptive-noreport": "dp Adaptive, no reports",
+             "dataplane/Adaptive": "dp Adaptive", "haproxy/leastconn-agent": "HAProxy leastconn+agent",
+             "nginx/least_conn": "nginx least_conn"}
+    loads = sorted({r["load"] for r in sat})
+    by = {(r["target"], r["load"]): r for r in sat}  # the last round of each, if several
+    targets = [t for t in names if any((t, l) in by for l in loads)]
+    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as p99, \
+         tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as gap:
+        for t in targets:
+            p99.write(f"\"{names[t]}\" " + " ".join(str(by[(t, l)]["p99"]) if (t, l) in by else "NaN" for l in loads) + "\n")
+            # the busy member's utilization above the mean of the others', in points
+            cells = []
+            for l in loads:
+                u = by[(t, l)]["utilization"] if (t, l) in by else None
+                cells.append("NaN" if u is None else f"{100 * (u[0] - (u[1] + u[2]) / 2):.1f}")
+            gap.write(f"\"{names[t]}\" " + " ".join(cells) + "\n")
+    def cols(data):
+        return ", ".join(f"'{data if i == 0 else ''}' using {i + 2}{':xtic(1)' if i == 0 else ''} title '{l} %'"
+                         for i, l in enumerate(loads))
+    gnuplot(f"""set terminal pngcairo size 1000,800 noenhanced
+set output '{docs}/bench-saturation.png'
+set multiplot layout 2,1 title '3 members of 400 req/s each; k1 also serves 300 req/s from a client that bypasses the proxy'
+set style data histogram; set style histogram cluster gap 1; set style fill solid 0.8
+set key top left; set grid ytics; set xtics font ',9'
+set title "the proxy's p99 (ms, log scale) at 50, 75 and 90 % of the pool's capacity"
+set logscale y; set ylabel 'p99 ms'
+plot {cols(p99.name)}
+unset logscale y
+set title "the busy member's utilization above the others', points (goal at 75 %: at most 15)"
+set ylabel 'points'; set yrange [0:100]; set key top right
+plot {cols(gap.name)}, 15 with lines dt 2 lc rgb 'black' title 'goal'
+unset multiplot
 """)
