@@ -113,6 +113,54 @@ class LoadReportsIT extends DataPlaneTestBase {
     }
   }
 
+  @ParameterizedTest(name = "{0} client, {1} pool")
+  @CsvSource({"HTTP_1_1, http", "HTTP_2, kubernetes.io/h2c"})
+  void aPoolThatForwardsLoadReportsPassesThemOnAndStillWeighsThem(
+      HttpVersion client, String appProtocol) throws Exception {
+    TestMember a = member("a");
+    TestMember busy = member("busy");
+    a.loadReport = "TEXT cpu_utilization=0.2";
+    busy.loadReport = SATURATED;
+    startDataPlane();
+    publish(
+        SnapshotBuilder.pool("shop/load")
+            .hosts(HOST)
+            .policy(RoutingPolicy.Adaptive)
+            .appProtocol(appProtocol)
+            .forwardLoadReports()
+            .members(a.snapshot(1), busy.snapshot(1)));
+    HttpClient http =
+        vertx.createHttpClient(
+            new HttpClientOptions().setProtocolVersion(client).setHttp2ClearTextUpgrade(false));
+    OnEventLoop onLoop = new OnEventLoop(vertx);
+    Map<String, Integer> counts = new HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      RequestOptions get =
+          new RequestOptions()
+              .setMethod(HttpMethod.GET)
+              .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+              .setHost(HOST)
+              .setPort(80)
+              .setURI("/track/" + i);
+      HttpClientResponse r =
+          onLoop
+              .call(
+                  () ->
+                      http.request(get)
+                          .compose(req -> req.send())
+                          .compose(resp -> resp.body().map(body -> resp)))
+              .await(10, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(200);
+      String replica = r.getHeader("x-replica");
+      counts.merge(replica, 1, Integer::sum);
+      assertThat(r.getHeader("endpoint-load-metrics"))
+          .as("the report of the member that answered, as it sent it")
+          .isEqualTo(replica.equals("busy") ? SATURATED : a.loadReport);
+    }
+    http.close().await();
+    assertThat(counts.getOrDefault("busy", 0)).as("still weighed").isLessThan(10);
+  }
+
   /** A report by its name in this class, else as written; null: no report. */
   private static String report(String r) {
     if (r == null) {

@@ -34,6 +34,7 @@ final class SnapshotBuilder {
   private dev.replicapool.api.v1alpha1.ConsistentHash consistentHash;
   private Idempotent idempotent;
   private AccessLog accessLog;
+  private Boolean forwardLoadReports;
 
   private SnapshotBuilder(String pool) {
     this.pool = pool;
@@ -162,6 +163,12 @@ final class SnapshotBuilder {
     return this;
   }
 
+  /** The members' load reports go on to clients. */
+  SnapshotBuilder forwardLoadReports() {
+    this.forwardLoadReports = true;
+    return this;
+  }
+
   SnapshotBuilder member(MemberSnapshot m) {
     members.add(m);
     return this;
@@ -194,6 +201,7 @@ final class SnapshotBuilder {
         queue,
         consistentHash,
         idempotent,
-        accessLog);
+        accessLog,
+        forwardLoadReports);
   }
 }

@@ -90,4 +90,13 @@ public class Routing {
           + " gives a queue of 1024 requests waiting up to 1000 ms. Default: none (requests over"
           + " the limit get 503 at once).")
   public RequestQueue queue;
+
+  @JsonPropertyDescription(
+      "Pass the members' load reports (ORCA's endpoint-load-metrics and"
+          + " endpoint-load-metrics-bin, in headers and gRPC trailers) on to clients. The data"
+          + " plane reads them either way (Adaptive weighs them); unless forwarded they are removed,"
+          + " as they describe the members to the balancer, not the answer to the client. Default"
+          + " false.")
+  @Default("false")
+  public Boolean forwardLoadReports = false;
 }

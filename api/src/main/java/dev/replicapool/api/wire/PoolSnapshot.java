@@ -39,6 +39,7 @@ import java.util.regex.Pattern;
  * @param idempotent what the members may receive twice, for retries and hedges; null: GET, HEAD and
  *     OPTIONS only
  * @param accessLog which requests the data plane's access log takes; null: none
+ * @param forwardLoadReports pass the members' load reports on to clients; null or false: removed
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @RecordBuilder
@@ -63,7 +64,8 @@ public record PoolSnapshot(
     RequestQueue queue,
     ConsistentHash consistentHash,
     Idempotent idempotent,
-    AccessLog accessLog) {
+    AccessLog accessLog,
+    Boolean forwardLoadReports) {
 
   private static final Pattern POOL_NAME = Pattern.compile("[^/\\s]+/[^/\\s]+");
 

@@ -55,6 +55,14 @@ public record PoolRuntime(
     return appProtocol().equals("kubernetes.io/h2c");
   }
 
+  /**
+   * Whether the members' load reports go on to clients; else they are taken out of the answer (read
+   * either way).
+   */
+  public boolean forwardsLoadReports() {
+    return Boolean.TRUE.equals(snapshot.forwardLoadReports());
+  }
+
   /** Whether the members speak TLS ({@code https}, {@code kubernetes.io/wss}). */
   public boolean tlsMembers() {
     return upstreamTls != null;

@@ -315,12 +315,15 @@ final class H2Try extends ChannelInboundHandlerAdapter
   }
 
   /**
-   * Takes the member's ORCA load report out of its headers or trailers (a gRPC server sends it as a
-   * trailer): for the balancer, not the client.
+   * Reads the member's ORCA load report in its headers or trailers (a gRPC server sends it as a
+   * trailer) and takes it out: for the balancer, not the client, unless the pool says to forward
+   * it.
    */
   private void reported(Http2Headers h) {
-    CharSequence text = h.getAndRemove(LoadReports.HEADER);
-    CharSequence bin = h.getAndRemove(LoadReports.HEADER_BIN);
+    boolean keep = pool.forwardsLoadReports();
+    CharSequence text = keep ? h.get(LoadReports.HEADER) : h.getAndRemove(LoadReports.HEADER);
+    CharSequence bin =
+        keep ? h.get(LoadReports.HEADER_BIN) : h.getAndRemove(LoadReports.HEADER_BIN);
     LoadReport r =
         bin != null
             ? LoadReports.bin(bin.toString())

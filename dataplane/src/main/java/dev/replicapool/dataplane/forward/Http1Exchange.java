@@ -109,7 +109,15 @@ final class Http1Exchange implements TryRunner.ClientSide {
     this.out = new ClientOutput(client, request);
     this.response =
         new ResponseRelay(
-            client, request, out, resp, headRequest, sentContinue, closeAfter, hashKey.setCookie());
+            client,
+            request,
+            out,
+            resp,
+            headRequest,
+            sentContinue,
+            closeAfter,
+            hashKey.setCookie(),
+            pool.forwardsLoadReports());
     this.runner =
         new TryRunner(
             this, client.eventLoop(), fw, pool, tries, deadlines, front, request, response);

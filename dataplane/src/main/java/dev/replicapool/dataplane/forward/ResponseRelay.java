@@ -46,6 +46,10 @@ final class ResponseRelay {
   private final ClientOutput out;
   private final ResponseHead head;
   private final boolean headRequest;
+
+  /** The member's load report goes on to the client (the pool says so); else it is dropped. */
+  private final boolean forwardLoadReports;
+
   private final boolean sentContinue;
 
   /** A cookie made up for a ConsistentHash pool: the response hands it to the client. */
@@ -90,7 +94,8 @@ final class ResponseRelay {
       boolean headRequest,
       boolean sentContinue,
       boolean closeClient,
-      String setCookie) {
+      String setCookie,
+      boolean forwardLoadReports) {
     this.client = client;
     this.request = request;
     this.out = out;
@@ -99,6 +104,7 @@ final class ResponseRelay {
     this.sentContinue = sentContinue;
     this.closeClient = closeClient;
     this.setCookie = setCookie;
+    this.forwardLoadReports = forwardLoadReports;
   }
 
   /**
@@ -125,7 +131,10 @@ final class ResponseRelay {
         buf.release();
         return null;
       }
-      invalid = len < 0 ? "response head too large" : head.parse(buf, len, headRequest);
+      invalid =
+          len < 0
+              ? "response head too large"
+              : head.parse(buf, len, headRequest, forwardLoadReports);
       if (invalid != null) {
         buf.release();
         return null;

@@ -47,6 +47,7 @@ public final class ResponseHead {
   private int upgrade = -1;
   private String loadMetrics;
   private String loadMetricsBin;
+  private boolean keepLoadReports;
 
   /**
    * Parses the {@code headLength} bytes at {@code buf}'s reader index without consuming them.
@@ -55,6 +56,15 @@ public final class ResponseHead {
    * @return null, or why the head is unusable (the member's answer becomes a 502)
    */
   public String parse(ByteBuf buf, int headLength, boolean headRequest) {
+    return parse(buf, headLength, headRequest, false);
+  }
+
+  /**
+   * As {@link #parse(ByteBuf, int, boolean)}; {@code keepLoadReports}: the member's load report is
+   * read and left in the head for the client (else it is read and dropped).
+   */
+  public String parse(ByteBuf buf, int headLength, boolean headRequest, boolean keepLoadReports) {
+    this.keepLoadReports = keepLoadReports;
     if (bytes.length < headLength) {
       bytes = new byte[Math.max(headLength, bytes.length * 2)];
     }
@@ -133,11 +143,15 @@ public final class ResponseHead {
         upgrade = i;
         lines.drop(i);
       } else if (lines.nameIs(i, LOAD_METRICS)) {
-        loadMetrics = lines.value(i); // for the balancer, not the client
-        lines.drop(i);
+        loadMetrics = lines.value(i); // for the balancer, not the client unless the pool says
+        if (!keepLoadReports) {
+          lines.drop(i);
+        }
       } else if (lines.nameIs(i, LOAD_METRICS_BIN)) {
         loadMetricsBin = lines.value(i);
-        lines.drop(i);
+        if (!keepLoadReports) {
+          lines.drop(i);
+        }
       }
     }
     memberCloses = !keepAlive;

@@ -24,7 +24,15 @@ class ResponseRelayTest {
 
   ResponseRelay relay(boolean sentContinue) {
     return new ResponseRelay(
-        sides.client, sides.member, out, new ResponseHead(), false, sentContinue, false, null);
+        sides.client,
+        sides.member,
+        out,
+        new ResponseHead(),
+        false,
+        sentContinue,
+        false,
+        null,
+        false);
   }
 
   final ResponseRelay relay = relay(false);

@@ -55,6 +55,29 @@ class ResponseHeadTest {
   }
 
   @Test
+  void aLoadReportIsReadAndDroppedUnlessThePoolForwardsIt() {
+    String answer =
+        "HTTP/1.1 200 OK\r\nendpoint-load-metrics: TEXT application_utilization=0.9,"
+            + " named_metrics.in_flight=3\r\nContent-Length: 0\r\n\r\n";
+    ResponseHead dropped = parse(answer, false);
+    assertThat(dropped.loadReport().inFlight()).isEqualTo(3.0);
+    assertThat(downstream(dropped, false)).doesNotContain("endpoint-load-metrics");
+
+    ByteBuf b = Unpooled.copiedBuffer(answer, StandardCharsets.ISO_8859_1);
+    ResponseHead kept = new ResponseHead();
+    assertThat(kept.parse(b, HeadScanner.headLength(b, 8192, 8192), false, true)).isNull();
+    assertThat(kept.loadReport().utilization()).isEqualTo(0.9);
+    assertThat(downstream(kept, false))
+        .contains(
+            "\r\nendpoint-load-metrics: TEXT application_utilization=0.9,"
+                + " named_metrics.in_flight=3\r\n");
+    assertThat(kept.parse(b, HeadScanner.headLength(b, 8192, 8192), false)).isNull();
+    assertThat(downstream(kept, false))
+        .as("the next answer on the connection, to a pool that does not forward it")
+        .doesNotContain("endpoint-load-metrics");
+  }
+
+  @Test
   void aSwitchToWebSocketKeepsItsUpgradeHeaders() {
     ResponseHead r =
         parse(

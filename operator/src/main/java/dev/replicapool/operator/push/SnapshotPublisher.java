@@ -140,7 +140,8 @@ public final class SnapshotPublisher {
         routing == null ? null : routing.queue,
         routing == null ? null : routing.consistentHash,
         routing == null ? null : routing.idempotent,
-        spec.accessLog);
+        spec.accessLog,
+        routing == null || !Boolean.TRUE.equals(routing.forwardLoadReports) ? null : true);
   }
 
   private static boolean sameContent(PoolSnapshot a, PoolSnapshot b) {
@@ -163,7 +164,8 @@ public final class SnapshotPublisher {
         && sameOnWire(a.queue(), b.queue())
         && sameOnWire(a.consistentHash(), b.consistentHash())
         && sameOnWire(a.idempotent(), b.idempotent())
-        && sameOnWire(a.accessLog(), b.accessLog());
+        && sameOnWire(a.accessLog(), b.accessLog())
+        && Objects.equals(a.forwardLoadReports(), b.forwardLoadReports());
   }
 
   /**

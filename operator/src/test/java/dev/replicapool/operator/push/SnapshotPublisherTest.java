@@ -161,6 +161,22 @@ class SnapshotPublisherTest {
   }
 
   @Test
+  void forwardingLoadReportsTravelsOnlyWhenOnAndAChangeIsANewVersion() {
+    ReplicaPoolSpec spec = new ReplicaPoolSpec();
+    long first = publish(spec, MEMBERS);
+    assertThat(SnapshotPublisher.build("ns/p", 3, spec, MEMBERS, null, null).forwardLoadReports())
+        .as("the default (false) is not written on the wire")
+        .isNull();
+    ReplicaPoolSpec forwarding = new ReplicaPoolSpec();
+    forwarding.routing.forwardLoadReports = true;
+    assertThat(publish(forwarding, MEMBERS)).isGreaterThan(first);
+    assertThat(
+            SnapshotPublisher.build("ns/p", 3, forwarding, MEMBERS, null, null)
+                .forwardLoadReports())
+        .isTrue();
+  }
+
+  @Test
   void theAccessLogSettingsTravelAndAChangeIsANewVersion() {
     long first = publish(new ReplicaPoolSpec(), MEMBERS);
     ReplicaPoolSpec logged = new ReplicaPoolSpec();
