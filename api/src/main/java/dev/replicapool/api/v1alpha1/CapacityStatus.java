@@ -33,6 +33,15 @@ public class CapacityStatus {
           + " detection time.")
   public Double droppedRequestsPerFailure;
 
+  @JsonPropertyDescription(
+      "Mean utilization the routable members report now (their load reports), when every one of"
+          + " them reports; measured, where utilization is planned from the peak.")
+  public Double reportedUtilization;
+
+  @JsonPropertyDescription(
+      "The reported utilization after one more member fails, its load spread over the others.")
+  public Double reportedUtilizationAfterOneFailure;
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof CapacityStatus c)) {
@@ -47,7 +56,9 @@ public class CapacityStatus {
             c.perReplicaRequestsPerSecondAfterOneFailure)
         && Objects.equals(utilizationAfterOneFailure, c.utilizationAfterOneFailure)
         && Objects.equals(healthCheckRequestsPerSecond, c.healthCheckRequestsPerSecond)
-        && Objects.equals(droppedRequestsPerFailure, c.droppedRequestsPerFailure);
+        && Objects.equals(droppedRequestsPerFailure, c.droppedRequestsPerFailure)
+        && Objects.equals(reportedUtilization, c.reportedUtilization)
+        && Objects.equals(reportedUtilizationAfterOneFailure, c.reportedUtilizationAfterOneFailure);
   }
 
   @Override

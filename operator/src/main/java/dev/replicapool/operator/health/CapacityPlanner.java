@@ -5,9 +5,10 @@ import dev.replicapool.api.v1alpha1.CapacityStatus;
 
 /**
  * Capacity arithmetic of a pool (S1 in docs/SCENARIOS.md works it through): pure functions of the
- * spec's capacity inputs and the members the operator sees. Rates are rounded to two decimals,
- * utilizations to three, half-up on the exact binary value (513.89 / 2 is 256.9449... as a double,
- * so 256.94).
+ * spec's capacity inputs and the members the operator sees, and of the utilization the members
+ * report, where they do: the plan says what the peak would do, the reports what the load does now,
+ * and either one can put the pool at risk. Rates are rounded to two decimals, utilizations to
+ * three, half-up on the exact binary value (513.89 / 2 is 256.9449... as a double, so 256.94).
  */
 public final class CapacityPlanner {
   private static final double EPSILON = 1e-9;
@@ -20,10 +21,22 @@ public final class CapacityPlanner {
    */
   public record Plan(CapacityStatus status, boolean atRisk, String message) {}
 
-  /** {@link #plan(Capacity, int, int, long, long)} with every routable member probed. */
+  /** {@link #plan(Capacity, int, int, long, long, Double)} with every routable member probed. */
   public static Plan plan(
       Capacity capacity, int routableMembers, long probeIntervalMillis, long detectionMillis) {
-    return plan(capacity, routableMembers, routableMembers, probeIntervalMillis, detectionMillis);
+    return plan(
+        capacity, routableMembers, routableMembers, probeIntervalMillis, detectionMillis, null);
+  }
+
+  /** {@link #plan(Capacity, int, int, long, long, Double)} without reported utilization. */
+  public static Plan plan(
+      Capacity capacity,
+      int routableMembers,
+      int probedMembers,
+      long probeIntervalMillis,
+      long detectionMillis) {
+    return plan(
+        capacity, routableMembers, probedMembers, probeIntervalMillis, detectionMillis, null);
   }
 
   /**
@@ -33,13 +46,16 @@ public final class CapacityPlanner {
    * @param probeIntervalMillis health check interval; 0 or less when active checks are off
    * @param detectionMillis time from a member's failure to its ejection, e.g. {@link
    *     HealthPolicy#detectionMillis()}
+   * @param reportedUtilization the routable members' mean reported utilization; null when not every
+   *     one of them reports
    */
   public static Plan plan(
       Capacity capacity,
       int routableMembers,
       int probedMembers,
       long probeIntervalMillis,
-      long detectionMillis) {
+      long detectionMillis,
+      Double reportedUtilization) {
     if (capacity == null) {
       throw new IllegalArgumentException("capacity is required");
     }
@@ -58,7 +74,65 @@ public final class CapacityPlanner {
         figures(peak, perReplica, target, routableMembers, probedMembers, probeIntervalMillis, s);
     s.droppedRequestsPerFailure =
         Fmt.round(f.perMember() * Math.max(0, detectionMillis) / 1000.0, 2);
-    return judge(s, f, peak, target, routableMembers);
+    Plan planned = judge(s, f, peak, target, routableMembers);
+    if (reportedUtilization == null || routableMembers <= 0 || planned.atRisk()) {
+      if (reportedUtilization != null && routableMembers > 0) {
+        reported(s, reportedUtilization, routableMembers);
+      }
+      return planned;
+    }
+    return judgeReported(s, planned, reportedUtilization, target, routableMembers);
+  }
+
+  /** Fills the reported figures; returns the utilization after one more failure, null if none. */
+  private static Double reported(CapacityStatus s, double reported, int routableMembers) {
+    s.reportedUtilization = Fmt.round(reported, 3);
+    if (routableMembers < 2) {
+      return null;
+    }
+    double after = reported * routableMembers / (routableMembers - 1);
+    s.reportedUtilizationAfterOneFailure = Fmt.round(after, 3);
+    return after;
+  }
+
+  /**
+   * The plan holds at peak: whether what the members report now holds too (load can pass the plan,
+   * or the plan's per-replica rate can be wrong).
+   */
+  private static Plan judgeReported(
+      CapacityStatus s, Plan planned, double reported, double target, int routableMembers) {
+    Double after = reported(s, reported, routableMembers);
+    String t = Fmt.num(target);
+    if (reported > target + EPSILON) {
+      return new Plan(
+          s,
+          true,
+          "reported utilization "
+              + Fmt.num(s.reportedUtilization)
+              + " > "
+              + t
+              + " already with "
+              + routableMembers
+              + " routable");
+    }
+    if (after != null && after > target + EPSILON) {
+      return new Plan(
+          s,
+          true,
+          "one more failure puts reported utilization at "
+              + Fmt.num(s.reportedUtilizationAfterOneFailure)
+              + " > "
+              + t);
+    }
+    return new Plan(
+        s,
+        false,
+        planned.message()
+            + "; reported utilization "
+            + Fmt.num(s.reportedUtilization)
+            + (after == null
+                ? ""
+                : ", " + Fmt.num(s.reportedUtilizationAfterOneFailure) + " after one failure"));
   }
 
   /**

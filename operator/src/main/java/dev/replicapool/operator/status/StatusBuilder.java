@@ -138,6 +138,28 @@ public final class StatusBuilder {
     return row;
   }
 
+  /**
+   * The routable members' mean last reported utilization (fresh reports only, as their status rows
+   * show it; {@code rows} are the status rows of {@code o}'s rows, in order); null when any
+   * routable member has none.
+   */
+  private static Double reportedUtilization(Observation o, List<EndpointStatus> rows) {
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < rows.size(); i++) {
+      if (!o.rows().get(i).health().routable()) {
+        continue;
+      }
+      EndpointStatus row = rows.get(i);
+      if (row.utilization == null) {
+        return null;
+      }
+      sum += row.utilization;
+      n++;
+    }
+    return n == 0 ? null : sum / n;
+  }
+
   /** Sets the capacity figures; returns the CapacityAtRisk condition. */
   private static Condition capacity(
       Observation o, ReplicaPoolStatus status, long generation, String now) {
@@ -147,7 +169,8 @@ public final class StatusBuilder {
             status.routable,
             status.registered,
             o.policy().activeChecks() ? o.policy().intervalMillis() : 0,
-            o.policy().detectionMillis());
+            o.policy().detectionMillis(),
+            reportedUtilization(o, status.endpoints));
     status.capacity = plan.status();
     return Conditions.of(
         Conditions.CAPACITY_AT_RISK,

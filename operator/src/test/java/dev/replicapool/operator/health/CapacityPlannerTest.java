@@ -48,6 +48,40 @@ class CapacityPlannerTest {
   }
 
   @Test
+  void whatTheMembersReportCanPutAPoolThePlanFindsSafeAtRisk() {
+    CapacityPlanner.Plan calm = CapacityPlanner.plan(s1Capacity(), 4, 4, 200, 200, 0.3);
+    assertThat(calm.atRisk()).isFalse();
+    assertThat(calm.status().reportedUtilization).isEqualTo(0.3);
+    assertThat(calm.status().reportedUtilizationAfterOneFailure).isEqualTo(0.4);
+    assertThat(calm.message())
+        .isEqualTo(
+            "one more failure keeps utilization at 0.428 <= 0.5; reported utilization 0.3, 0.4"
+                + " after one failure");
+
+    CapacityPlanner.Plan busyAfter = CapacityPlanner.plan(s1Capacity(), 4, 4, 200, 200, 0.45);
+    assertThat(busyAfter.atRisk()).as("0.45 x 4 / 3 = 0.6").isTrue();
+    assertThat(busyAfter.status().utilization).as("the plan's figures stay").isEqualTo(0.321);
+    assertThat(busyAfter.message())
+        .isEqualTo("one more failure puts reported utilization at 0.6 > 0.5");
+
+    CapacityPlanner.Plan busyNow = CapacityPlanner.plan(s1Capacity(), 4, 4, 200, 200, 0.7);
+    assertThat(busyNow.atRisk()).isTrue();
+    assertThat(busyNow.message())
+        .isEqualTo("reported utilization 0.7 > 0.5 already with 4 routable");
+
+    CapacityPlanner.Plan planAtRisk = CapacityPlanner.plan(s1Capacity(), 3, 3, 200, 200, 0.1);
+    assertThat(planAtRisk.message())
+        .as("the plan's own risk is said first; the reports are still shown")
+        .isEqualTo("one more failure puts utilization at 0.642 > 0.5");
+    assertThat(planAtRisk.status().reportedUtilization).isEqualTo(0.1);
+
+    assertThat(
+            CapacityPlanner.plan(s1Capacity(), 4, 4, 200, 200, null).status().reportedUtilization)
+        .as("not every routable member reports")
+        .isNull();
+  }
+
+  @Test
   void droppedRequestsScaleWithDetectionTime() {
     // S1's comparison: 10 minutes of manual recovery instead of a 200 ms check.
     CapacityStatus s = CapacityPlanner.plan(s1Capacity(), 3, 200, 600_000).status();

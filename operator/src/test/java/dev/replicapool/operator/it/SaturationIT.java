@@ -2,6 +2,7 @@ package dev.replicapool.operator.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.replicapool.api.v1alpha1.Capacity;
 import dev.replicapool.api.v1alpha1.EndpointStatus;
 import dev.replicapool.api.v1alpha1.MemberState;
 import dev.replicapool.api.v1alpha1.ReplicaPool;
@@ -19,12 +20,14 @@ import org.junit.jupiter.api.Test;
  * Issue 23 against the real API server: a member whose probe answers carry {@code
  * endpoint-load-metrics: TEXT cpu_utilization=0.97}, in a pool with degradedUtilization 0.9, is
  * Degraded for saturation with its utilization in status; without the header it is Healthy again
- * once its reports are stale and the recovery hold has passed.
+ * once its reports are stale and the recovery hold has passed. And the capacity block: what the
+ * members report can put a pool that its plan finds safe at risk.
  */
 class SaturationIT {
   static OperatorHarness h;
   static Vertx vertx;
   static HttpServer member;
+  static HttpServer second;
 
   /** The load header the member sends; null for none. */
   static final AtomicReference<String> load = new AtomicReference<>();
@@ -34,7 +37,13 @@ class SaturationIT {
     h = new OperatorHarness("saturation");
     h.connectAcceptingDataPlane();
     vertx = Vertx.vertx();
-    member =
+    member = reportingMember();
+    second = reportingMember();
+  }
+
+  /** A member that sends the load header set in {@link #load}, if any. */
+  static HttpServer reportingMember() {
+    HttpServer s =
         vertx
             .createHttpServer()
             .requestHandler(
@@ -45,7 +54,7 @@ class SaturationIT {
                   }
                   r.response().end("ok");
                 });
-    member.listen(0, "127.0.0.1").await();
+    return s.listen(0, "127.0.0.1").await();
   }
 
   @AfterAll
@@ -101,5 +110,40 @@ class SaturationIT {
           assertThat(row.state).isEqualTo(MemberState.Healthy);
           assertThat(row.utilization).isNull();
         });
+  }
+
+  @Test
+  void reportedUtilizationCanPutAPoolItsPlanFindsSafeAtRisk() {
+    ReplicaPool pool =
+        h.staticPool(
+            "planned",
+            List.of("127.0.0.1:" + member.actualPort(), "127.0.0.1:" + second.actualPort()));
+    ReplicaPoolSpec spec = pool.getSpec();
+    spec.capacity = new Capacity();
+    spec.capacity.peakRequestsPerSecond = 100.0; // 50 each of 400: 0.125, 0.25 after one failure
+    spec.capacity.perReplicaRequestsPerSecond = 400.0;
+    spec.capacity.targetUtilization = 0.5;
+    load.set("TEXT application_utilization=0.3");
+    try {
+      h.client.resource(pool).create();
+      h.awaitPool(
+          "planned",
+          Duration.ofSeconds(20),
+          p -> {
+            assertThat(p.getStatus().capacity.utilizationAfterOneFailure).isEqualTo(0.25);
+            assertThat(p.getStatus().capacity.reportedUtilization).isEqualTo(0.3);
+            assertThat(p.getStatus().capacity.reportedUtilizationAfterOneFailure).isEqualTo(0.6);
+            var atRisk =
+                p.getStatus().conditions.stream()
+                    .filter(c -> c.getType().equals("CapacityAtRisk"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(atRisk.getStatus()).isEqualTo("True");
+            assertThat(atRisk.getMessage())
+                .isEqualTo("one more failure puts reported utilization at 0.6 > 0.5");
+          });
+    } finally {
+      load.set(null);
+    }
   }
 }
