@@ -62,9 +62,7 @@ class LoadReportsIT extends DataPlaneTestBase {
             .policy(RoutingPolicy.Adaptive)
             .appProtocol(appProtocol)
             .members(a.snapshot(1), b.snapshot(1), busy.snapshot(1)));
-    HttpClient http =
-        vertx.createHttpClient(
-            new HttpClientOptions().setProtocolVersion(client).setHttp2ClearTextUpgrade(false));
+    HttpClient http = client(client);
     OnEventLoop onLoop = new OnEventLoop(vertx);
     Map<String, Integer> counts = new HashMap<>();
     int leaked = 0;
@@ -73,19 +71,7 @@ class LoadReportsIT extends DataPlaneTestBase {
     for (int batch = 0; batch < REQUESTS / IN_FLIGHT; batch++) {
       List<Future<HttpClientResponse>> answers = new ArrayList<>();
       for (int i = 0; i < IN_FLIGHT; i++) {
-        RequestOptions get =
-            new RequestOptions()
-                .setMethod(HttpMethod.GET)
-                .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
-                .setHost(HOST)
-                .setPort(80)
-                .setURI("/track/" + batch + "/" + i);
-        answers.add(
-            onLoop.call(
-                () ->
-                    http.request(get)
-                        .compose(req -> req.send())
-                        .compose(resp -> resp.body().map(body -> resp))));
+        answers.add(get(http, onLoop, "/track/" + batch + "/" + i));
       }
       for (Future<HttpClientResponse> f : answers) {
         HttpClientResponse r = f.await(10, TimeUnit.SECONDS);
@@ -129,27 +115,11 @@ class LoadReportsIT extends DataPlaneTestBase {
             .appProtocol(appProtocol)
             .forwardLoadReports()
             .members(a.snapshot(1), busy.snapshot(1)));
-    HttpClient http =
-        vertx.createHttpClient(
-            new HttpClientOptions().setProtocolVersion(client).setHttp2ClearTextUpgrade(false));
+    HttpClient http = client(client);
     OnEventLoop onLoop = new OnEventLoop(vertx);
     Map<String, Integer> counts = new HashMap<>();
     for (int i = 0; i < 100; i++) {
-      RequestOptions get =
-          new RequestOptions()
-              .setMethod(HttpMethod.GET)
-              .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
-              .setHost(HOST)
-              .setPort(80)
-              .setURI("/track/" + i);
-      HttpClientResponse r =
-          onLoop
-              .call(
-                  () ->
-                      http.request(get)
-                          .compose(req -> req.send())
-                          .compose(resp -> resp.body().map(body -> resp)))
-              .await(10, TimeUnit.SECONDS);
+      HttpClientResponse r = get(http, onLoop, "/track/" + i).await(10, TimeUnit.SECONDS);
       assertThat(r.statusCode()).isEqualTo(200);
       String replica = r.getHeader("x-replica");
       counts.merge(replica, 1, Integer::sum);
@@ -159,6 +129,27 @@ class LoadReportsIT extends DataPlaneTestBase {
     }
     http.close().await();
     assertThat(counts.getOrDefault("busy", 0)).as("still weighed").isLessThan(10);
+  }
+
+  private HttpClient client(HttpVersion version) {
+    return vertx.createHttpClient(
+        new HttpClientOptions().setProtocolVersion(version).setHttp2ClearTextUpgrade(false));
+  }
+
+  /** A GET of {@code uri} to the pool through the data plane, its body read. */
+  private Future<HttpClientResponse> get(HttpClient http, OnEventLoop onLoop, String uri) {
+    RequestOptions get =
+        new RequestOptions()
+            .setMethod(HttpMethod.GET)
+            .setServer(SocketAddress.inetSocketAddress(dp.trafficPort(), "127.0.0.1"))
+            .setHost(HOST)
+            .setPort(80)
+            .setURI(uri);
+    return onLoop.call(
+        () ->
+            http.request(get)
+                .compose(req -> req.send())
+                .compose(resp -> resp.body().map(body -> resp)));
   }
 
   /** A report by its name in this class, else as written; null: no report. */
