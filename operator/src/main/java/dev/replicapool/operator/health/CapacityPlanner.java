@@ -28,17 +28,6 @@ public final class CapacityPlanner {
         capacity, routableMembers, routableMembers, probeIntervalMillis, detectionMillis, null);
   }
 
-  /** {@link #plan(Capacity, int, int, long, long, Double)} without reported utilization. */
-  public static Plan plan(
-      Capacity capacity,
-      int routableMembers,
-      int probedMembers,
-      long probeIntervalMillis,
-      long detectionMillis) {
-    return plan(
-        capacity, routableMembers, probedMembers, probeIntervalMillis, detectionMillis, null);
-  }
-
   /**
    * @param routableMembers members that get traffic now; 0 counts the minimum replicas instead for
    *     the per-replica figures (and is at risk)
@@ -75,13 +64,13 @@ public final class CapacityPlanner {
     s.droppedRequestsPerFailure =
         Fmt.round(f.perMember() * Math.max(0, detectionMillis) / 1000.0, 2);
     Plan planned = judge(s, f, peak, target, routableMembers);
-    if (reportedUtilization == null || routableMembers <= 0 || planned.atRisk()) {
-      if (reportedUtilization != null && routableMembers > 0) {
-        reported(s, reportedUtilization, routableMembers);
-      }
+    if (reportedUtilization == null || routableMembers <= 0) {
       return planned;
     }
-    return judgeReported(s, planned, reportedUtilization, target, routableMembers);
+    Double after = reported(s, reportedUtilization, routableMembers);
+    return planned.atRisk()
+        ? planned // the plan's own risk is said first; the reported figures are still shown
+        : judgeReported(s, planned, reportedUtilization, after, target, routableMembers);
   }
 
   /** Fills the reported figures; returns the utilization after one more failure, null if none. */
@@ -97,11 +86,16 @@ public final class CapacityPlanner {
 
   /**
    * The plan holds at peak: whether what the members report now holds too (load can pass the plan,
-   * or the plan's per-replica rate can be wrong).
+   * or the plan's per-replica rate can be wrong). {@code after}: the reported utilization after one
+   * more failure, null when none would be left.
    */
   private static Plan judgeReported(
-      CapacityStatus s, Plan planned, double reported, double target, int routableMembers) {
-    Double after = reported(s, reported, routableMembers);
+      CapacityStatus s,
+      Plan planned,
+      double reported,
+      Double after,
+      double target,
+      int routableMembers) {
     String t = Fmt.num(target);
     if (reported > target + EPSILON) {
       return new Plan(
