@@ -192,13 +192,6 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
           .traceparent(in.get("traceparent"));
     }
     CharSequence via = in.get("via");
-    if (H2RequestHeaders.loopedBack(via, fw.viaName)) {
-      record.local(AccessFlag.LP);
-      localAnswer(
-          508,
-          "request loop: this request already passed this data plane (Via " + fw.viaName + ")");
-      return;
-    }
     requestHeaders = H2RequestHeaders.forwarded(in, via, client, tls, fw.viaName);
     HashKey.Key key = H2RequestHeaders.hashKey(pool.router().hashKey(), in, client);
     setCookie = key.setCookie();
@@ -225,8 +218,15 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
             tries,
             deadlines,
             new H2TryAccounts(pool, record.observer()),
-            record.observer(),
+            record,
             this);
+    if (H2RequestHeaders.loopedBack(via, fw.viaName)) { // answered here: its loop only ends it
+      record.local(AccessFlag.LP);
+      localAnswer(
+          508,
+          "request loop: this request already passed this data plane (Via " + fw.viaName + ")");
+      return;
+    }
     loop.start();
   }
 
@@ -553,21 +553,28 @@ final class H2StreamForwarder extends ChannelInboundHandlerAdapter
     return t == null ? 0 : t.end();
   }
 
+  /**
+   * The stream ends with {@code code}: what the client still sends is dropped from now on, and its
+   * {@link TryLoop} ends the request (timer, tries, queue, {@link #release}, the record).
+   */
   private void finish(int code) {
     if (clientStream == ClientStream.DONE) {
       return;
     }
     clientStream = ClientStream.DONE;
     if (loop != null) {
-      loop.finish(); // the timer stops, hedges still out lose, the queue is left
+      loop.end(code);
+    } else {
+      release(); // its head never came: nothing was begun but the body
     }
+  }
+
+  @Override
+  public void release() {
     body.release();
     if (held != null) {
       held.release();
       held = null;
-    }
-    if (record != null) {
-      record.end(code, fw.clock.getAsLong());
     }
   }
 

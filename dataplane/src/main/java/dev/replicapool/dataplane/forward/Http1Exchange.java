@@ -33,8 +33,9 @@ import io.netty.channel.EventLoop;
  *
  * <p>Touched on the client's event loop only (the member connections are on the same loop). Why it
  * is over 300 lines: every way an HTTP/1.x request can end (answered whole, answered by the proxy,
- * given up, broken mid-answer, the client's stall or silence, a tunnel) meets here and releases the
- * same parts once; what each part does is in its own class, above.
+ * given up, broken mid-answer, the client's stall or silence, a tunnel) is told apart here, in the
+ * bytes each leaves the client; the end itself (the parts let go, the record) is its {@link
+ * TryLoop}'s, the same as for an HTTP/2 stream, and what each part does is in its own class, above.
  */
 final class Http1Exchange implements TryRunner.ClientSide {
   /**
@@ -73,7 +74,6 @@ final class Http1Exchange implements TryRunner.ClientSide {
   private final RequestRecord record;
 
   private int status;
-  private boolean finished;
 
   Http1Exchange(
       Client client,
@@ -120,7 +120,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
             pool.forwardsLoadReports());
     this.runner =
         new TryRunner(
-            this, client.eventLoop(), fw, pool, tries, deadlines, front, request, response);
+            this, client.eventLoop(), fw, pool, tries, deadlines, front, record, request, response);
     if (!upgrade) {
       runner.hedgeIfCovered();
     }
@@ -136,7 +136,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
   void requestBody(ByteBuf bytes, boolean last) {
     deadlines.clientSent(fw.clock.getAsLong(), last);
     record.bytesIn(bytes.readableBytes());
-    if (out.clientBody(bytes, last, finished)) {
+    if (out.clientBody(bytes, last, finished())) {
       releaseKept();
     }
     if (last) {
@@ -161,7 +161,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
     long now = fw.clock.getAsLong();
     if (writable) {
       deadlines.clientUnblocked(now);
-    } else if (!finished) {
+    } else if (!finished()) {
       deadlines.clientBlocked(now);
       runner.armTimer();
     }
@@ -196,7 +196,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
 
   /** Ends the request for its client's stall ({@code side}); a 408 with {@code why} if any. */
   private void endForClient(String side, String why) {
-    if (finished) {
+    if (finished()) {
       return;
     }
     flag(AccessFlag.SI);
@@ -217,7 +217,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
    * went away. Not the member's doing: nothing is counted against it, nothing retried.
    */
   void abort(int status, String message) {
-    if (finished) {
+    if (finished()) {
       return;
     }
     front.aborted();
@@ -246,7 +246,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
         return;
       }
       responseHead(buf.isReadable());
-      if (finished) {
+      if (finished()) {
         buf.release();
         return;
       }
@@ -287,7 +287,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
       client.tunnel(up, front.member(), buf);
       return;
     }
-    if (finished) {
+    if (finished()) {
       buf.release();
       return;
     }
@@ -325,7 +325,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
   @Override
   public void memberClosed() {
     boolean had = request.connectionClosed();
-    if (finished || !had) {
+    if (finished() || !had) {
       return;
     }
     if (upgrade && status == 101) {
@@ -385,15 +385,11 @@ final class Http1Exchange implements TryRunner.ClientSide {
   public void answer(int status, String message) {
     this.status = status;
     local();
-    runner.stopTimer();
     request.dropConnection();
-    boolean first = !finished;
-    finish(status, false);
     boolean close = response.closeClient() || !request.ended();
-    int bytes = client.answer(status, message, pool.name(), close);
-    if (first) { // the answer's length is known once written: then the request's record ends
-      record.bytesOut(bytes);
-      record.end(status, fw.clock.getAsLong());
+    TryLoop.LastAnswer answer = () -> client.answer(status, message, pool.name(), close);
+    if (!runner.end(status, answer)) {
+      answer.write(); // ended before (a client's stall cut it): the answer still goes
     }
     client.responseDone(this, close);
   }
@@ -412,24 +408,18 @@ final class Http1Exchange implements TryRunner.ClientSide {
     }
   }
 
+  /** Ends the request once ({@link TryLoop#end(int)}): the client got {@code status}. */
   private void finish(int status) {
-    finish(status, true);
+    runner.end(status);
   }
 
-  /** Ends the request once; {@code recordNow}: its record ends now (else the caller's). */
-  private void finish(int status, boolean recordNow) {
-    if (finished) {
-      return;
-    }
-    finished = true;
-    runner.finish();
+  /** The request ended: the relays let go of what they hold; what went out is counted. */
+  @Override
+  public void release() {
     request.release();
     response.release();
     out.release();
     record.bytesOut(out.written());
-    if (recordNow) {
-      record.end(status, fw.clock.getAsLong());
-    }
   }
 
   /** What is written down about the request. */
@@ -450,6 +440,6 @@ final class Http1Exchange implements TryRunner.ClientSide {
 
   @Override
   public boolean finished() {
-    return finished;
+    return runner.ended();
   }
 }

@@ -14,10 +14,10 @@ import java.util.function.LongSupplier;
  * What the proxy writes down about one request, whatever its protocol: its metrics always, its
  * access-log line when the pool logs it (sampled), its trace when tracing is on. An HTTP/1.x
  * exchange ({@link Http1Exchange}) and an HTTP/2 stream ({@link H2StreamForwarder}) each begin one
- * when the request's head is read and end it once, so both count and log the same way; the tries'
- * events go through {@link #observer()} (trace, then access-log record, then metrics), what only
- * the exchange knows (bytes, first byte, flags) through the methods here, each a no-op when the
- * request is not logged.
+ * when the request's head is read, and its {@link TryLoop} ends it once ({@link TryLoop#end}), so
+ * both count and log the same way; the tries' events go through {@link #observer()} (trace, then
+ * access-log record, then metrics), what only the exchange knows (bytes, first byte, flags) through
+ * the methods here, each a no-op when the request is not logged.
  *
  * <p>Event loop only.
  */

@@ -19,6 +19,12 @@ import io.netty.util.concurrent.EventExecutor;
  * retry, the last failure, a broken answer) is its {@link TryCourse}'s, acted on here ({@link
  * #lost}); the bytes of a try and the client's answer are the protocol's ({@link Exchange}).
  *
+ * <p>The request's life ends here too, once, for both protocols ({@link #end}): whichever way it
+ * ends (answered, answered by the proxy, broken, given up by its client), the timer stops, the
+ * tries still out lose, the queue is left, the protocol lets go of what it kept, and then its
+ * {@link RequestRecord} ends with the status the client got, so the outcome is reported in one
+ * place.
+ *
  * <p>Event loop only.
  */
 final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner, DeadlineTimer.Owner {
@@ -77,6 +83,29 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner, Dea
 
     /** A hedge is due at {@code now}. */
     void hedgeDue(long now);
+
+    /**
+     * The request ended ({@link #end}): the protocol lets go of what it kept (the request's kept
+     * bytes, a held answer) and notes on the record what it wrote; the record ends right after.
+     */
+    void release();
+  }
+
+  /**
+   * The proxy's own answer to the client, written once the request ended and every part let go (so
+   * that what writing it sets off finds the request ended), before its record ends.
+   */
+  interface LastAnswer {
+    /** Writes the answer; returns its length in bytes. */
+    int write();
+  }
+
+  /** Where the request's life stands. */
+  enum Life {
+    /** Waiting for a slot, trying, or answering. */
+    OPEN,
+    /** Ended once ({@link #end}): nothing it held is held any more, its record is written. */
+    ENDED
   }
 
   final Tries tries;
@@ -87,7 +116,9 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner, Dea
   private final PoolRuntime pool;
   private final EventExecutor loop;
   private final ProxyObserver observer;
+  private final RequestRecord record;
   private final Exchange<T> exchange;
+  private Life life = Life.OPEN;
 
   /** Its place in the pool's queue while every member is full; null otherwise. */
   private QueueSlot queueSlot;
@@ -102,14 +133,15 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner, Dea
       Tries tries,
       Deadlines deadlines,
       TryCourse.Accounts<T> accounts,
-      ProxyObserver observer,
+      RequestRecord record,
       Exchange<T> exchange) {
     this.fw = fw;
     this.pool = pool;
     this.loop = loop;
     this.tries = tries;
     this.deadlines = deadlines;
-    this.observer = observer;
+    this.record = record;
+    this.observer = record.observer();
     this.exchange = exchange;
     this.course = new TryCourse<>(tries, deadlines, pool.router(), accounts);
     this.timer = new DeadlineTimer(loop, fw.clock, deadlines, this);
@@ -247,15 +279,44 @@ final class TryLoop<T extends TryCourse.Attempt> implements QueueSlot.Owner, Dea
     queueSlot.enter();
   }
 
-  /** The request ended: the timer stops, hedges still out lose, its queue place is given up. */
-  void finish() {
+  /**
+   * Ends the request once with {@code status}, the status its client got: the timer stops, the
+   * tries still out lose, its queue place is given up, a retry the budget denied is counted, the
+   * protocol lets go of what it kept ({@link Exchange#release}), and its record ends. Returns false
+   * (and does nothing) when it had ended before.
+   */
+  boolean end(int status) {
+    return end(status, null);
+  }
+
+  /**
+   * As {@link #end(int)}, with the proxy's own answer written ({@code answer}) between the protocol
+   * letting go and the record's end, its length counted on the record.
+   */
+  boolean end(int status, LastAnswer answer) {
+    if (life == Life.ENDED) {
+      return false;
+    }
+    life = Life.ENDED;
+    long now = fw.clock.getAsLong();
     timer.stop();
-    course.finish(fw.clock.getAsLong());
+    course.finish(now);
     if (queueSlot != null) {
       queueSlot.leave();
     }
     if (tries.budgetDenials() > 0) {
       observer.budgetExhausted(pool.name());
     }
+    exchange.release();
+    if (answer != null) {
+      record.bytesOut(answer.write());
+    }
+    record.end(status, fw.clock.getAsLong());
+    return true;
+  }
+
+  /** Whether the request ended ({@link #end}). */
+  boolean ended() {
+    return life == Life.ENDED;
   }
 }

@@ -51,6 +51,11 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
 
     /** The client sent none of the rest of its request for the idle timeout. */
     void clientSilent();
+
+    /**
+     * The request ended: the exchange lets go of what it kept ({@link TryLoop.Exchange#release}).
+     */
+    void release();
   }
 
   private final ClientSide exchange;
@@ -79,6 +84,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
       Tries tries,
       Deadlines deadlines,
       FrontTry front,
+      RequestRecord record,
       RequestRelay request,
       ResponseRelay response) {
     this.exchange = exchange;
@@ -90,7 +96,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
     this.front = front;
     this.request = request;
     this.response = response;
-    this.loop = new TryLoop<>(fw, pool, eventLoop, tries, deadlines, front, front.observer(), this);
+    this.loop = new TryLoop<>(fw, pool, eventLoop, tries, deadlines, front, record, this);
     this.course = loop.course;
   }
 
@@ -144,7 +150,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
 
     @Override
     public void connected(H1Upstream c) {
-      if (exchange.finished() || course.front() != this || request.hasConnection()) {
+      if (loop.ended() || course.front() != this || request.hasConnection()) {
         c.release(); // given up meanwhile: nothing was written
         return;
       }
@@ -154,7 +160,7 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
 
     @Override
     public void failed(Throwable cause) {
-      if (!exchange.finished() && course.front() == this && !request.hasConnection()) {
+      if (!loop.ended() && course.front() == this && !request.hasConnection()) {
         loop.failed(502, pool.aboutMember(member(), "is unreachable"));
         loop.lost(this, "connect_failure", Tries.Outcome.CONNECT_FAILURE, true, "connect_failure");
       }
@@ -303,8 +309,23 @@ final class TryRunner implements TryLoop.Exchange<H1Try>, Hedges.Failures {
     exchange.answer(status, message);
   }
 
-  /** The request ended: the timer stops, hedges still out lose, its queue place is given up. */
-  void finish() {
-    loop.finish();
+  @Override
+  public void release() {
+    exchange.release();
+  }
+
+  /** Ends the request once with {@code status} ({@link TryLoop#end(int)}); false if it had. */
+  boolean end(int status) {
+    return loop.end(status);
+  }
+
+  /** Ends it with the proxy's own answer ({@link TryLoop#end(int, TryLoop.LastAnswer)}). */
+  boolean end(int status, TryLoop.LastAnswer answer) {
+    return loop.end(status, answer);
+  }
+
+  /** Whether the request ended. */
+  boolean ended() {
+    return loop.ended();
   }
 }

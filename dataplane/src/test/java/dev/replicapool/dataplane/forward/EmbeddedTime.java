@@ -30,6 +30,9 @@ final class EmbeddedTime {
   /** What the metrics were told (retries, budget, queue, silent clients), in order. */
   final List<String> counted = new ArrayList<>();
 
+  /** The statuses requests' records ended with, in order (not in {@link #counted}). */
+  final List<Integer> responses = new ArrayList<>();
+
   final ProxyObserver observer =
       new ProxyObserver() {
         @Override
@@ -50,6 +53,11 @@ final class EmbeddedTime {
         @Override
         public void clientStalled(String pool, String protocol, String side) {
           counted.add("client stalled " + protocol + " " + side);
+        }
+
+        @Override
+        public void response(String pool, int status, long nanos) {
+          responses.add(status);
         }
       };
 

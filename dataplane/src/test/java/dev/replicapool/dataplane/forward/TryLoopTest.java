@@ -1,7 +1,9 @@
 package dev.replicapool.dataplane.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
+import dev.replicapool.dataplane.accesslog.AccessLog;
 import dev.replicapool.dataplane.config.PoolRuntime;
 import dev.replicapool.dataplane.exchange.TryCourse;
 import dev.replicapool.dataplane.policy.AdmissionQueue;
@@ -72,13 +74,13 @@ class TryLoopTest {
         @Override
         public void localAnswer(int status, String message) {
           told.add("localAnswer " + status + " " + message);
-          current.finish(); // the client is answered, the request ends
+          current.end(status); // the client is answered, the request ends
         }
 
         @Override
         public void requestTimedOut() {
           told.add("requestTimedOut");
-          current.finish(); // the request ends
+          current.end(504); // the request ends
         }
 
         @Override
@@ -97,14 +99,14 @@ class TryLoopTest {
           }
           told.add("sendHeldAnswer");
           holding = false;
-          current.finish();
+          current.end(503);
           return true;
         }
 
         @Override
         public void answerBroke(String why) {
           told.add("answerBroke " + why);
-          current.finish();
+          current.end(502);
         }
 
         @Override
@@ -127,7 +129,17 @@ class TryLoopTest {
           FakeTry h = current.course.hedgeDue(now, e -> new FakeTry(e, now));
           told.add("hedgeDue: " + (h == null ? "none" : h.member().host()));
         }
+
+        @Override
+        public void release() {
+          released.add("released with " + time.responses.size() + " records ended");
+        }
       };
+
+  /**
+   * Each time the fake exchange was told to let go of what it kept, and how many records had ended.
+   */
+  final List<String> released = new ArrayList<>();
 
   @AfterEach
   void close() {
@@ -206,9 +218,10 @@ class TryLoopTest {
             rp.released(t.member());
           }
         };
+    RequestRecord record =
+        new RequestRecord(AccessLog.OFF, null, observer, clock, "a/p", null, now, null);
     current =
-        new TryLoop<>(
-            fw, pool, channel.eventLoop(), tries, deadlines, accounts, observer, exchange);
+        new TryLoop<>(fw, pool, channel.eventLoop(), tries, deadlines, accounts, record, exchange);
     return current;
   }
 
@@ -396,7 +409,7 @@ class TryLoopTest {
     TryLoop<FakeTry> loop = loop(3, 0, 100, 0); // a budget of 0 %: no retry is paid for
     loop.start();
     assertThat(loop.tries.shouldRetry(Tries.Outcome.TRY_TIMEOUT)).isFalse();
-    loop.finish();
+    loop.end(200);
     assertThat(loop.course.phase()).isEqualTo(TryCourse.Phase.DONE);
     assertThat(counted).containsExactly("budget exhausted");
     advanceMillis(1_000);
@@ -407,8 +420,41 @@ class TryLoopTest {
   void anEndWithoutADeniedRetryCountsNothing() {
     TryLoop<FakeTry> loop = loop(3, 0, 100, 20);
     loop.start();
-    loop.finish();
+    loop.end(200);
     assertThat(counted).isEmpty();
+  }
+
+  @Test
+  void theRequestEndsOnceAndItsRecordEndsWithTheStatusTheClientGotAfterTheProtocolLetGo() {
+    TryLoop<FakeTry> loop = loop(3, 0, 100, 20);
+    loop.start();
+    assertThat(loop.ended()).isFalse();
+    assertThat(loop.end(200)).isTrue();
+    assertThat(loop.ended()).isTrue();
+    assertThat(loop.end(502)).as("a second end does nothing").isFalse();
+    assertThat(released).containsExactly("released with 0 records ended");
+    assertThat(time.responses).containsExactly(200);
+    assertThat(told)
+        .as("the try in front is its protocol's to end")
+        .containsExactly("open 10.0.0.1");
+  }
+
+  @Test
+  void theProxysOwnAnswerIsWrittenAfterThePartsLetGoAndBeforeTheRecordEnds() {
+    TryLoop<FakeTry> loop = loop(3, 0, 100, 20);
+    loop.start();
+    List<String> order = new ArrayList<>();
+    assertThat(
+            loop.end(
+                503,
+                () -> {
+                  order.add("answer after " + released + ", " + time.responses);
+                  return 120;
+                }))
+        .isTrue();
+    assertThat(order).containsExactly("answer after [released with 0 records ended], []");
+    assertThat(time.responses).containsExactly(503);
+    assertThat(loop.end(503, () -> fail("an ended request writes no answer of its own"))).isFalse();
   }
 
   @Test
@@ -433,7 +479,7 @@ class TryLoopTest {
     // The first answer is over: its protocol frees the member's slot, which goes to the one
     // waiting.
     pool.requests().released(first.course.endFront().member());
-    first.finish();
+    first.end(200);
     channel.runPendingTasks();
     assertThat(told).hasSize(3).endsWith("open 10.0.0.1");
     assertThat(counted).containsExactly("queue queued", "queue overflow", "queue admitted");
