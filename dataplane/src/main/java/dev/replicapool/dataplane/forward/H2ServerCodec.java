@@ -35,18 +35,21 @@ final class H2ServerCodec extends Http2FrameCodec {
 
   private final H2StreamStateGuard guard;
   private final H2ControlFrameBudget controlFrames;
+  private final H2ControlFrameBudget prematureResets;
   private int oversizedHeaderBlocks;
 
   H2ServerCodec(
       Http2ConnectionEncoder encoder,
       H2StreamStateGuard decoder,
       H2ControlFrameBudget controlFrames,
+      H2ControlFrameBudget prematureResets,
       Http2Settings settings,
       boolean decoupleCloseAndGoAway,
       boolean flushPreface) {
     super(encoder, decoder, settings, decoupleCloseAndGoAway, flushPreface);
     this.guard = decoder;
     this.controlFrames = controlFrames;
+    this.prematureResets = prematureResets;
   }
 
   /**
@@ -58,7 +61,11 @@ final class H2ServerCodec extends Http2FrameCodec {
       {
         server(true);
         gracefulShutdownTimeoutMillis(0); // as Http2FrameCodecBuilder.forServer()
-        decoderEnforceMaxRstFramesPerWindow(0, 0); // rapid reset: see H2StreamRouter
+        // Rapid reset: a stream reset in the read that opened it reaches no member
+        // (H2StreamRouter), and a connection past H2ControlFrameBudget.prematureResets is closed.
+        // Netty's count of every reset (200 in 30 s) also closed gRPC clients whose deadlines
+        // cancel most of their calls.
+        decoderEnforceMaxRstFramesPerWindow(0, 0);
         // Netty 4.2 also closes a connection after it sent 200 RST_STREAM in 30 s (against
         // "MadeYouReset"): a member resetting calls whose deadline passed made it send them and
         // closed the client's connection. A stream reset in its first read reaches no member
@@ -75,12 +82,14 @@ final class H2ServerCodec extends Http2FrameCodec {
         if (maxStreams != null) {
           decoder.connection().remote().maxActiveStreams((int) Math.min(maxStreams, 1 << 30));
         }
-        H2ControlFrameBudget controlFrames = new H2ControlFrameBudget(System::nanoTime);
+        H2ControlFrameBudget controlFrames = H2ControlFrameBudget.controlFrames(System::nanoTime);
+        H2ControlFrameBudget resets = H2ControlFrameBudget.prematureResets(System::nanoTime);
         Http2FrameCodec codec =
             new H2ServerCodec(
                 encoder,
-                new H2StreamStateGuard(decoder, controlFrames),
+                new H2StreamStateGuard(decoder, controlFrames, resets),
                 controlFrames,
+                resets,
                 settings,
                 decoupleCloseAndGoAway(),
                 flushPreface());
@@ -94,6 +103,7 @@ final class H2ServerCodec extends Http2FrameCodec {
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (msg instanceof Http2DataFrame || msg instanceof Http2HeadersFrame) {
       controlFrames.answered();
+      prematureResets.answered();
     }
     super.write(ctx, msg, promise);
   }

@@ -25,9 +25,10 @@ import java.util.List;
  *
  * <p>The decision waits for the end of the read that opened the stream: a stream the client resets
  * in that same read (rapid reset, CVE-2023-44487: HEADERS and RST_STREAM back to back, thousands to
- * a read) reaches no member and costs no member connection. This is what bounds the attack, and it
- * needs no count of resets: Netty's (200 in 30 s) is off, since it closed the connections of gRPC
- * clients whose deadlines cancel most of their calls.
+ * a read) reaches no member and costs no member connection; a connection that goes on doing it is
+ * closed ({@link H2ControlFrameBudget#prematureResets}). Netty's count of every reset (200 in 30 s)
+ * is off, since it closed the connections of gRPC clients whose deadlines cancel most of their
+ * calls.
  */
 final class H2StreamRouter extends ChannelInboundHandlerAdapter {
   private final Forwarding fw;

@@ -31,7 +31,9 @@ import java.util.List;
  *       connection are remembered (RFC 9113 5.1 lets an endpoint bound that period), and the last
  *       {@value #GAPS} runs of skipped ids;
  *   <li>a PING or SETTINGS past the connection's {@link H2ControlFrameBudget}: connection error
- *       ENHANCE_YOUR_CALM, before Netty reads it (and the rest of the flood with it).
+ *       ENHANCE_YOUR_CALM, before Netty reads it (and the rest of the flood with it);
+ *   <li>an RST_STREAM for a stream opened in the same read past the connection's {@link
+ *       H2ControlFrameBudget#prematureResets}: the same (rapid reset).
  * </ul>
  *
  * <p>Frames go to Netty's reader one at a time, so that its stream states are current at each
@@ -46,6 +48,11 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
 
   private final Http2Connection connection;
   private final H2ControlFrameBudget controlFrames;
+  private final H2ControlFrameBudget prematureResets;
+
+  /** The highest stream id the client had opened when the current read began. */
+  private int openedBeforeRead;
+
   private int payloadLeft = -1;
   private boolean failed;
   private int lastAdded = -1; // client stream ids are odd: the first gap would start at 1
@@ -54,9 +61,13 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
   private int[] gaps;
   private int gapCount;
 
-  H2StreamStateGuard(Http2ConnectionDecoder delegate, H2ControlFrameBudget controlFrames) {
+  H2StreamStateGuard(
+      Http2ConnectionDecoder delegate,
+      H2ControlFrameBudget controlFrames,
+      H2ControlFrameBudget prematureResets) {
     super(delegate);
     this.controlFrames = controlFrames;
+    this.prematureResets = prematureResets;
     connection = delegate.connection();
     connection.addListener(
         new Http2ConnectionAdapter() {
@@ -77,6 +88,7 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
   @Override
   public void decodeFrame(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws Http2Exception {
+    openedBeforeRead = connection.remote().lastStreamCreated();
     while (true) {
       if (failed) {
         in.skipBytes(in.readableBytes()); // the connection is closing: the rest is not read
@@ -132,6 +144,13 @@ final class H2StreamStateGuard extends DecoratingHttp2ConnectionDecoder {
           H2ControlFrameBudget.BURST);
     }
     if (type == Http2FrameTypes.RST_STREAM && streamId != 0) {
+      if (streamId > openedBeforeRead && !prematureResets.spend()) {
+        failed = true;
+        throw Http2Exception.connectionError(
+            Http2Error.ENHANCE_YOUR_CALM,
+            "more than %d streams reset in the read that opened them with no answer between them",
+            H2ControlFrameBudget.BURST);
+      }
       reset(streamId);
       return;
     }

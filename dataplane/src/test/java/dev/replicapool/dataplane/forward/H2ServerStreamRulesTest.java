@@ -287,6 +287,55 @@ class H2ServerStreamRulesTest {
     assertThat(ch.isOpen()).isFalse();
   }
 
+  /** {@code pairs} streams opened and reset back to back from stream {@code first} on. */
+  static byte[] rapidResets(int first, int pairs) {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    for (int i = 0, id = first; i < pairs; i++, id += 2) {
+      all.writeBytes(headers(id, false, "/"));
+      all.writeBytes(rst(id));
+    }
+    return all.toByteArray();
+  }
+
+  @Test
+  void streamsResetInTheReadThatOpenedThemPastTheBudgetCloseTheConnection() {
+    List<Frame> out = send(preface(), rapidResets(1, H2ControlFrameBudget.BURST + 1));
+    assertThat(out).containsExactly(goAway(Http2Error.ENHANCE_YOUR_CALM));
+    assertThat(connectionErrors)
+        .singleElement()
+        .asString()
+        .contains("streams reset in the read that opened them");
+    assertThat(ch.isOpen()).isFalse();
+  }
+
+  @Test
+  void streamsResetInTheReadThatOpenedThemUpToTheBudgetAreNoAttack() {
+    assertThat(send(preface(), rapidResets(1, H2ControlFrameBudget.BURST))).isEmpty();
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  /** A gRPC client whose deadlines cancel its calls resets each once it went out: a later read. */
+  @Test
+  void resetsInALaterReadThanTheirStreamsOpenedNeverCount() {
+    send(preface());
+    for (int i = 0, id = 1; i < 3 * H2ControlFrameBudget.BURST; i++, id += 2) {
+      send(headers(id, false, "/"));
+      send(rst(id));
+    }
+    assertThat(written()).isEmpty();
+    assertThat(connectionErrors).isEmpty();
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  @Test
+  void anAnswerPaysForTheStreamsResetBeforeIt() {
+    int burst = H2ControlFrameBudget.BURST;
+    assertThat(send(preface(), rapidResets(1, burst), headers(2 * burst + 1, true, "/")))
+        .containsExactly(response(2 * burst + 1));
+    assertThat(send(rapidResets(2 * burst + 3, burst))).isEmpty();
+    assertThat(ch.isOpen()).isTrue();
+  }
+
   static byte[] lit(String name, String value) {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     literal(b, name, value);
