@@ -389,7 +389,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
     boolean close = response.closeClient() || !request.ended();
     TryLoop.LastAnswer answer = () -> client.answer(status, message, pool.name(), close);
     if (!runner.end(status, answer)) {
-      answer.write(); // ended before (a client's stall cut it): the answer still goes
+      answer.write(); // it had ended (its record is written): the answer still goes out
     }
     client.responseDone(this, close);
   }
