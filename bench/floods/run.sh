@@ -8,6 +8,7 @@
 # connection after connection for the whole time, the next as soon as the data plane closed the
 # last; what the data plane counted as each close's reason is read from its /metrics.
 #   bench/floods/run.sh   ROUNDS=3 SECS=5 NICE=10 FLOODS="continuation hpack ping settings rapid-reset"
+# EXTRA_FLAGS="..." adds JVM flags after the image's (e.g. "-Xlog:gc:file=/tmp/gc.log").
 NO_HARNESS=1 source "$(dirname "$0")/../lib/common.sh"
 ROUNDS=${ROUNDS:-3}; SECS=${SECS:-5}; NICE=${NICE:-10}
 FLOODS=${FLOODS:-continuation hpack ping settings rapid-reset}
@@ -20,7 +21,7 @@ log "shipped JVM flags: $SHIPPED_FLAGS; attacker: nice -n $NICE"
 local_run_start
 bench_pool_apply
 # shellcheck disable=SC2086 # the flags are words
-dp_start shipped $DP_PORT $DP_ADMIN $SHIPPED_FLAGS
+dp_start shipped $DP_PORT $DP_ADMIN $SHIPPED_FLAGS ${EXTRA_FLAGS:-}
 "$KUBECTL" wait --for=condition=Ready rp/bench --timeout=60s >/dev/null
 # warm-up: the bystander's path and every flood's once, so the first round is not the JIT's
 wrk -t1 -c8 -d10s -H "Host: $HOSTHDR" "http://127.0.0.1:$DP_PORT/track/1" >/dev/null
