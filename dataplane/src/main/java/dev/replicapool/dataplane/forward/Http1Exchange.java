@@ -282,8 +282,7 @@ final class Http1Exchange implements TryRunner.ClientSide {
     if (upgrade && status == 101) {
       response.flushHead();
       H1Upstream up = request.takeConnection();
-      runner.stopTimer();
-      finish(101); // the tunnel owns both connections from now on
+      finish(101); // the tunnel owns both connections from now on (the end stops the timer)
       client.tunnel(up, front.member(), buf);
       return;
     }
