@@ -31,16 +31,14 @@ dp_start shipped $DP_PORT $DP_ADMIN $SHIPPED_FLAGS ${EXTRA_FLAGS:-}
 TARGETS=${TARGETS:-shipped haproxy${CANDIDATE:+ candidate}${CANDIDATE2:+ candidate2}}
 CAND_PORT=$((BACKEND_BASE + 4)); CAND_ADMIN=$((BACKEND_BASE + 5)) # backends use +1..+3 here
 CAND2_PORT=$((BACKEND_BASE + 16)); CAND2_ADMIN=$((BACKEND_BASE + 17))
-if [[ " $TARGETS " == *" candidate "* ]]; then
-  log "candidate JVM flags: $SHIPPED_FLAGS ${EXTRA_FLAGS:-} ${CANDIDATE:-}"
+for t in candidate candidate2; do # each named in TARGETS: the image's flags, then $CANDIDATE / $CANDIDATE2
+  [[ " $TARGETS " == *" $t "* ]] || continue
+  flags=${t^^}; ports=CAND${t#candidate}
+  log "$t JVM flags: $SHIPPED_FLAGS ${EXTRA_FLAGS:-} ${!flags:-}"
+  port=${ports}_PORT; admin=${ports}_ADMIN
   # shellcheck disable=SC2086
-  dp_start candidate $CAND_PORT $CAND_ADMIN $SHIPPED_FLAGS ${EXTRA_FLAGS:-} ${CANDIDATE:-}
-fi
-if [[ " $TARGETS " == *" candidate2 "* ]]; then
-  log "candidate2 JVM flags: $SHIPPED_FLAGS ${EXTRA_FLAGS:-} ${CANDIDATE2:-}"
-  # shellcheck disable=SC2086
-  dp_start candidate2 $CAND2_PORT $CAND2_ADMIN $SHIPPED_FLAGS ${EXTRA_FLAGS:-} ${CANDIDATE2:-}
-fi
+  dp_start $t ${!port} ${!admin} $SHIPPED_FLAGS ${EXTRA_FLAGS:-} ${!flags:-}
+done
 "$KUBECTL" wait --for=condition=Ready rp/bench --timeout=60s >/dev/null
 [[ " $TARGETS " != *" haproxy "* ]] || haproxy_start 1 roundrobin 3
 declare -A PORT=([shipped]=$DP_PORT [candidate]=$CAND_PORT [candidate2]=$CAND2_PORT [haproxy]=$HAPROXY_PORT)
